@@ -1,0 +1,39 @@
+# Two commands set everything up on a fresh machine: `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test test-fast chromium bench soak clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+run: $(VENV)/.installed
+	$(PY) -m app --host $(HOST) --port $(PORT)
+
+# The whole suite, browser tests included.  Chromium comes from the machine (Debian's package);
+# Playwright never downloads a browser here.
+test: $(VENV)/.installed-test chromium
+	$(PY) -m pytest
+
+# Everything except the browser tests.
+test-fast: $(VENV)/.installed-test
+	$(PY) -m pytest -m "not browser"
+
+chromium:
+	@bash scripts/ensure-chromium.sh
+
+clean:
+	rm -rf $(VENV) .pytest_cache

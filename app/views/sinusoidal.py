@@ -1,0 +1,110 @@
+"""The sinusoidal absolute encoding table, in the three layouts libraries use."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import Field, ValidationInfo, field_validator
+
+from app.core.sinusoidal import column_labels, sinusoid_frequencies, sinusoidal_table
+from app.settings import MAX_HEATMAP_CELLS
+from app.web.fields import Base
+from app.web.params import UI, Display, Params
+from app.web.views import View, register
+
+MAX_TABLE_CELLS = MAX_HEATMAP_CELLS * MAX_HEATMAP_CELLS
+
+
+class SinusoidalParams(Params):
+    seq_len: Annotated[
+        int, Field(ge=1, le=MAX_HEATMAP_CELLS, description="Number of positions (rows)."), UI("Positions")
+    ] = 100
+    dim: Annotated[
+        int,
+        Field(ge=1, le=1024, description="Model dimension d (columns); seq_len × dim ≤ 262144."),
+        UI("Dimension d"),
+    ] = 64
+    base: Base = 10000.0
+    layout: Annotated[
+        Literal["interleaved", "concatenated", "tensor2tensor"],
+        Field(
+            description="'interleaved': sin, cos alternate (Vaswani; DistilBERT). 'concatenated': all sines "
+            "then all cosines (Marian, RoFormer). 'tensor2tensor': sines then cosines with timescales spread "
+            "evenly in log space from 1 to base (t2t, Whisper, fairseq)."
+        ),
+        UI("Layout"),
+    ] = "interleaved"
+    start: Annotated[
+        int, Field(ge=0, le=10_000_000, description="First position: row p holds position start + p."), UI("First position", kind="log")
+    ] = 0
+
+    @field_validator("dim")
+    @classmethod
+    def _bounded_cells(cls, value: int, info: ValidationInfo) -> int:
+        seq_len = info.data.get("seq_len")
+        if seq_len is not None and seq_len * value > MAX_TABLE_CELLS:
+            raise ValueError(f"seq_len × dim must be at most {MAX_TABLE_CELLS} cells (got {seq_len} × {value})")
+        return value
+
+
+class SinusoidalDisplay(Display):
+    plot: Annotated[Literal["heatmap", "curves"], Field(description="Heatmap of the table or curves of chosen columns."), UI("View")] = "heatmap"
+    dims: Annotated[
+        tuple[int, ...],
+        Field(min_length=1, max_length=8, description="Columns drawn in the curve view."),
+        UI("Curve columns", kind="list", help="Up to 8 column indices, comma-separated."),
+    ] = (0, 1, 6, 7)
+
+    @field_validator("dims")
+    @classmethod
+    def _non_negative(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if any(column < 0 or column >= 1024 for column in value):
+            raise ValueError("column indices must be between 0 and 1023")
+        return value
+
+
+def compute_table(params: SinusoidalParams) -> dict[str, Any]:
+    positions = np.arange(params.start, params.start + params.seq_len)
+    return {
+        "seq_len": params.seq_len,
+        "dim": params.dim,
+        "base": params.base,
+        "layout": params.layout,
+        "start": params.start,
+        "positions": positions,
+        "frequencies": sinusoid_frequencies(params.dim, params.base, params.layout),
+        "columns": column_labels(params.dim, params.layout),
+        "table": sinusoidal_table(positions, params.dim, params.base, params.layout),
+    }
+
+
+def table_csv(data: dict[str, Any]):
+    header = ["position"] + [f"{c}: {label}" for c, label in enumerate(data["columns"])]
+    return header, [[int(p), *row] for p, row in zip(data["positions"], np.asarray(data["table"]).tolist())]
+
+
+register(
+    View(
+        name="sinusoidal",
+        title="Sinusoidal encodings",
+        summary="A fixed table of sines and cosines gives every position its own fingerprint.",
+        section="Foundations",
+        order=20,
+        api_path="/api/sinusoidal/table",
+        params=SinusoidalParams,
+        display=SinusoidalDisplay,
+        compute=compute_table,
+        formulas=(
+            r"PE_{p,\,2i} = \sin(p\,w_i),\quad PE_{p,\,2i+1} = \cos(p\,w_i),\quad w_i = b^{-2i/d}",
+            r"\text{tensor2tensor: } w_i = \exp\!\left(-\frac{i\,\ln b}{\max(d/2-1,\,1)}\right),\ "
+            r"PE_p = [\sin(p\,w) \,|\, \cos(p\,w)]",
+        ),
+        csv=table_csv,
+        api_description=(
+            "The sinusoidal position table: row p is position `start + p`, columns follow `layout`. "
+            "Also returns the angular frequencies and what each column holds."
+        ),
+        examples=("seq_len=50&dim=16", "seq_len=32&dim=8&layout=tensor2tensor&start=1000"),
+    )
+)

@@ -1,0 +1,1 @@
+"""Web layer: parameter models, the view registry, routes, rendering and headers."""

@@ -1,0 +1,90 @@
+"""Base parameter models and control metadata shared by every view.
+
+One model per view validates both the page route and the JSON route.  Constraints are
+per-field (``Field(ge=…, le=…, multiple_of=…)``) so that a 422 names the field and the rule
+appears in OpenAPI.  ``UI`` metadata in ``Annotated`` tells the page how to draw the control
+without leaking into the schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Params(BaseModel):
+    """Parameters of one computation: frozen (hashable, memoisable) and strict about names."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Display(Params):
+    """Page-only controls that change what is drawn, not what is computed.
+
+    ``embed`` strips the page to plot and controls for an iframe; ``presenter`` enlarges text and
+    lines for a projector.  Views add their own display fields by subclassing.
+    """
+
+    embed: bool = False
+    presenter: bool = False
+
+
+@dataclass(frozen=True)
+class UI:
+    """How a field is drawn on a page.
+
+    kind: ``slider`` (range + number box), ``log`` (range over log10 of the value + number box),
+    ``number`` (box only), ``select``, ``checkbox``, ``list`` (comma-separated numbers), ``text``,
+    ``hidden``.  ``None`` picks one from the type.
+    """
+
+    label: str
+    kind: str | None = None
+    step: float | None = None
+    help: str = ""
+    unit: str = ""
+
+
+def allowed_text(schema: dict[str, Any]) -> str:
+    """Describe a field's JSON schema as a short sentence of what is allowed."""
+    if "anyOf" in schema:
+        return " or ".join(allowed_text(option) for option in schema["anyOf"])
+    if "enum" in schema:
+        return "one of " + ", ".join(repr(value) for value in schema["enum"])
+    if "const" in schema:
+        return repr(schema["const"])
+    kind = schema.get("type", "value")
+    parts: list[str] = []
+    if kind == "integer":
+        parts.append("an even integer" if schema.get("multipleOf") == 2 else "an integer")
+    elif kind == "number":
+        parts.append("a number")
+    elif kind == "boolean":
+        return "true or false"
+    elif kind == "array":
+        items = allowed_text(schema.get("items", {}))
+        count = []
+        if "minItems" in schema:
+            count.append(f"at least {schema['minItems']}")
+        if "maxItems" in schema:
+            count.append(f"at most {schema['maxItems']}")
+        return f"a list ({', '.join(count) or 'any length'}) of {items}"
+    else:
+        parts.append(f"a {kind}")
+    low = schema.get("minimum", schema.get("exclusiveMinimum"))
+    high = schema.get("maximum", schema.get("exclusiveMaximum"))
+    if low is not None:
+        parts.append(f"{'>' if 'exclusiveMinimum' in schema else '≥'} {_fmt(low)}")
+    if high is not None:
+        parts.append(f"{'<' if 'exclusiveMaximum' in schema else '≤'} {_fmt(high)}")
+    if schema.get("multipleOf") not in (None, 1, 2):
+        parts.append(f"a multiple of {_fmt(schema['multipleOf'])}")
+    return " ".join(parts[:1]) + (" " + " and ".join(parts[1:]) if len(parts) > 1 else "")
+
+
+def _fmt(value: float) -> str:
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        value = int(value)
+    return f"{value:g}" if isinstance(value, float) else str(value)

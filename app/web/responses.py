@@ -1,0 +1,62 @@
+"""The one place where numbers cross the JSON boundary (orjson), plus HTTP caching.
+
+Results are plain dicts of scalars, lists and numpy arrays.  orjson serialises numpy arrays
+natively; NaN and ±inf become ``null`` (the score matrix uses NaN for masked cells).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+import orjson
+from starlette.requests import Request
+from starlette.responses import Response
+
+from app import __version__
+from app.settings import API_CACHE_SECONDS
+
+_OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
+
+
+def _fallback(obj: Any) -> Any:
+    if isinstance(obj, np.ndarray):
+        return np.ascontiguousarray(obj)
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, tuple):
+        return list(obj)
+    raise TypeError(f"cannot serialise {type(obj).__name__}")
+
+
+def dumps(obj: Any) -> bytes:
+    return orjson.dumps(obj, option=_OPTIONS, default=_fallback)
+
+
+def dumps_for_html(obj: Any) -> str:
+    """JSON safe to place inside ``<script type="application/json">``: ``<``, ``>`` and ``&``
+    are escaped as ``\\u003c`` etc., so no string in the data can close the element."""
+    return (
+        dumps(obj)
+        .decode()
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
+
+
+def etag_for(body: bytes) -> str:
+    return '"' + hashlib.blake2b(body, digest_size=12, key=__version__.encode()).hexdigest() + '"'
+
+
+class JSONBytes(Response):
+    media_type = "application/json"
+
+
+def cached_json(request: Request, body: bytes, etag: str) -> Response:
+    """A GET response that proxies and browsers may cache: ETag, Cache-Control, 304 on match."""
+    headers = {"ETag": etag, "Cache-Control": f"public, max-age={API_CACHE_SECONDS}"}
+    if etag in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=headers)
+    return JSONBytes(body, headers=headers)

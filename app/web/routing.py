@@ -1,0 +1,197 @@
+"""Routes generated from the view registry: ``GET /api/...`` and ``GET /{name}`` per view.
+
+Both faces validate with the same ``view.params`` model and call the same memoised
+``view.compute``; the page embeds the result in its HTML for the first paint and links the
+JSON twin.  (No ``from __future__ import annotations`` here: FastAPI must see the real
+annotation of each generated endpoint.)
+"""
+
+import csv
+import io
+from functools import lru_cache
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from app.web import errors
+from app.web.params import Params
+from app.web.responses import cached_json, dumps, dumps_for_html, etag_for
+from app.web.security import content_security_policy
+from app.web.templating import canonical_items, controls_for, field_specs, mathml, templates
+from app.web.views import View, ordered
+
+
+@lru_cache(maxsize=256)
+def computed(view_name: str, params: Params) -> tuple[dict[str, Any], bytes, str]:
+    """Result dict, its JSON bytes and ETag: computed once per distinct parameters."""
+    from app.web.views import REGISTRY
+
+    result = REGISTRY[view_name].compute(params)
+    body = dumps(result)
+    return result, body, etag_for(body)
+
+
+def api_router(views: list[View]) -> APIRouter:
+    router = APIRouter()
+    for view in views:
+        _add_api_route(router, view)
+        if view.csv is not None:
+            _add_csv_route(router, view)
+    return router
+
+
+def _add_csv_route(router: APIRouter, view: View) -> None:
+    model = view.params
+
+    def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
+        result, _, etag = computed(view.name, params)
+        header, rows = view.csv(result)
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+        return Response(
+            buffer.getvalue(),
+            media_type="text/csv; charset=utf-8",
+            headers={"ETag": etag[:-1] + '-csv"', "Cache-Control": "public, max-age=3600"},
+        )
+
+    router.add_api_route(
+        view.api_path + ".csv",
+        endpoint,
+        methods=["GET"],
+        name=f"csv_{view.name}",
+        summary=f"{view.title} (CSV)",
+        description=f"The data of `{view.api_path}` as CSV, with the same parameters.",
+        tags=[view.section],
+        response_class=Response,
+        responses={200: {"content": {"text/csv": {}}, "description": "The plotted data as a table."}},
+    )
+    errors.MODELS_BY_PATH[view.api_path + ".csv"] = [model]
+
+
+def _add_api_route(router: APIRouter, view: View) -> None:
+    model = view.params
+
+    def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
+        _, body, etag = computed(view.name, params)
+        return cached_json(request, body, etag)
+
+    description = view.api_description or view.summary
+    if view.examples:
+        description += "\n\nExamples:\n\n" + "\n".join(f"- `{view.api_path}?{example}`" for example in view.examples)
+    router.add_api_route(
+        view.api_path,
+        endpoint,
+        methods=["GET"],
+        name=f"api_{view.name}",
+        summary=view.title,
+        description=description,
+        tags=[view.section],
+        response_class=Response,
+        responses={200: {"content": {"application/json": {}}, "description": "The data the page plots."}},
+    )
+    errors.MODELS_BY_PATH[view.api_path] = [model]
+
+
+def page_router(views: list[View]) -> APIRouter:
+    router = APIRouter(include_in_schema=False)
+    for view in views:
+        _add_page_route(router, view)
+    return router
+
+
+def _add_page_route(router: APIRouter, view: View) -> None:
+    def endpoint(request: Request) -> Response:
+        return render_view(request, view)
+
+    router.add_api_route(f"/{view.name}", endpoint, methods=["GET"], name=f"page_{view.name}")
+
+
+def parse_query(model: type[BaseModel], request: Request, names: list[str]) -> tuple[Any, list[dict[str, Any]]]:
+    """Validate the query items named ``names`` with ``model``; list fields take repeated keys.
+
+    Returns the model (invalid fields fall back to their defaults, so the page still draws) and
+    the errors found.
+    """
+    raw: dict[str, Any] = {}
+    for name in names:
+        values = request.query_params.getlist(name)
+        field = model.model_fields.get(name)
+        is_list = field is not None and getattr(field.annotation, "__origin__", None) in (list, tuple)
+        raw[name] = values if is_list else values[-1]
+    try:
+        return model.model_validate(raw), []
+    except ValidationError as exc:
+        found = exc.errors(include_url=False)
+    bad = {str(error["loc"][0]) for error in found if error.get("loc")}
+    kept = {name: value for name, value in raw.items() if name not in bad and name in model.model_fields}
+    try:
+        return model.model_validate(kept), found
+    except ValidationError:
+        return model(), found
+
+
+def render_view(request: Request, view: View) -> Response:
+    compute_fields = list(view.params.model_fields)
+    display_fields = list(view.display.model_fields)
+    query_names = list(dict.fromkeys(request.query_params.keys()))
+    unknown = [name for name in query_names if name not in compute_fields and name not in display_fields]
+    params, compute_errors = parse_query(view.params, request, [n for n in query_names if n in compute_fields])
+    display, display_errors = parse_query(view.display, request, [n for n in query_names if n in display_fields])
+    problems = errors.describe_errors(compute_errors, [view.params]) + errors.describe_errors(display_errors, [view.display])
+    problems += [
+        {"param": name, "msg": f"Unknown parameter {name!r}; it was ignored.", "loc": ["query", name]} for name in unknown
+    ]
+    by_field = {item["param"]: item["msg"] + (f" (allowed: {item['allowed']})" if item.get("allowed") else "") for item in problems}
+
+    result, _, _ = computed(view.name, params)
+    compute_query = canonical_items(params, view.params)
+    page_query = compute_query + canonical_items(display, view.display)
+    full_query = [(name, value) for name, value in page_query if name != "embed"]
+    api_url = view.api_path + ("?" + urlencode(compute_query) if compute_query else "")
+    boot = {
+        "name": view.name,
+        "api": view.api_path,
+        "fields": field_specs(view.params, "compute") + field_specs(view.display, "display"),
+        "state": {**params.model_dump(mode="json"), **display.model_dump(mode="json")},
+        "data": result,
+        "errors": problems,
+    }
+    context = {
+        "view": view,
+        "nav": ordered(),
+        "controls": controls_for(view.params, params, by_field, "compute"),
+        "display_controls": controls_for(view.display, display, by_field, "display"),
+        "general_errors": [item for item in problems if item["param"] not in _drawn(view) or item["param"] in unknown],
+        "formulas": [mathml(latex) for latex in view.formulas],
+        "boot_json": dumps_for_html(boot),
+        "api_url": api_url,
+        "page_url": f"/{view.name}" + ("?" + urlencode(page_query) if page_query else ""),
+        "full_url": f"/{view.name}" + ("?" + urlencode(full_query) if full_query else ""),
+        "embed": getattr(display, "embed", False),
+        "presenter": getattr(display, "presenter", False),
+    }
+    response = templates.TemplateResponse(
+        request, f"pages/{view.name}.html", context, status_code=422 if problems else 200
+    )
+    response.headers["Link"] = f'<{api_url}>; rel="alternate"; type="application/json"'
+    if context["embed"]:
+        # Embed mode exists to be framed by course pages on other sites.
+        response.headers["Content-Security-Policy"] = content_security_policy(frame_ancestors="*")
+    return response
+
+
+def _drawn(view: View) -> set[str]:
+    from app.web.params import UI
+
+    drawn = set()
+    for model in (view.params, view.display):
+        for name, field in model.model_fields.items():
+            if any(isinstance(item, UI) and item.kind != "hidden" for item in field.metadata):
+                drawn.add(name)
+    return drawn

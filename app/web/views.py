@@ -1,0 +1,70 @@
+"""The view registry: every lesson page is one ``View`` with a JSON twin.
+
+A view is a pure function of its URL query.  ``params`` validates the query for both faces;
+``compute`` turns validated parameters into a plain result dict that feeds the page's first
+paint (embedded in the HTML) and the ``/api/...`` response alike.  Adding a lesson is adding a
+module under ``app/views/`` that calls :func:`register`; routes, navigation, contract tests and
+the home page pick it up from the registry.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from app.web.params import Display, Params
+
+CsvTable = tuple[list[str], list[list[Any]]]
+
+
+@dataclass(frozen=True)
+class View:
+    name: str
+    """URL slug: the page is ``/{name}``, its template ``pages/{name}.html``, its script
+    ``static/js/pages/{name}.js``."""
+    title: str
+    summary: str
+    """One sentence for the navigation and the home page."""
+    section: str
+    """Group in the teaching order, e.g. "Foundations", "Rotary", "Other families"."""
+    order: float
+    """Position in the teaching order (lower first)."""
+    api_path: str
+    params: type[Params]
+    compute: Callable[[Any], dict[str, Any]]
+    display: type[Display] = Display
+    formulas: tuple[str, ...] = ()
+    """LaTeX of the formulas the page draws, rendered as MathML beside the plot."""
+    csv: Callable[[dict[str, Any]], CsvTable] | None = None
+    """The plotted data as a table (header, rows) for the CSV export."""
+    api_description: str = ""
+    examples: tuple[str, ...] = field(default_factory=tuple)
+    """Example query strings for the API docs, e.g. ``"head_dim=128&base=500000"``."""
+
+
+REGISTRY: dict[str, View] = {}
+
+
+def register(view: View) -> View:
+    if view.name in REGISTRY:
+        raise ValueError(f"view {view.name!r} is registered twice")
+    overlap = set(view.params.model_fields) & set(view.display.model_fields)
+    if overlap:
+        raise ValueError(f"view {view.name!r}: fields {sorted(overlap)} are both computed and display-only")
+    REGISTRY[view.name] = view
+    return view
+
+
+def discover() -> list[View]:
+    """Import every module in ``app.views`` (each registers its views); teaching order."""
+    import app.views as package
+
+    for module in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"{package.__name__}.{module.name}")
+    return ordered()
+
+
+def ordered() -> list[View]:
+    return sorted(REGISTRY.values(), key=lambda view: (view.order, view.name))

@@ -1,0 +1,85 @@
+// Frequency ladder: wavelength and inverse frequency of each pair, against the pair index.
+
+import { startPage } from "../lib/page.js";
+import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+
+function out(name, text) {
+  const slot = document.querySelector(`[data-out="${name}"]`);
+  if (slot) slot.textContent = text;
+}
+
+startPage({
+  draw(data) {
+    const pairs = data.pair;
+    const full = data.wavelength.map((w) => w <= data.context_len);
+    const colors = full.map((isFull) => (isFull ? COLORS[0] : COLORS[1]));
+    const hover = pairs.map(
+      (j, i) =>
+        `pair ${j}<br>θ = ${fmt(data.inv_freq[i])} rad/token<br>λ = ${fmt(data.wavelength[i])} tokens` +
+        `<br>${fmt(data.turns_in_context[i])} turns within L`,
+    );
+    draw(
+      "plot-wavelength",
+      [
+        {
+          type: "scatter",
+          mode: "lines+markers",
+          x: [...pairs],
+          y: [...data.wavelength],
+          name: "wavelength 2π/θ_j",
+          line: { color: "#888", width: lineWidth(1) },
+          marker: { color: colors, size: lineWidth(3) * 2 },
+          text: hover,
+          hoverinfo: "text",
+        },
+        {
+          type: "scatter",
+          mode: "lines",
+          x: [pairs[0], pairs[pairs.length - 1]],
+          y: [data.context_len, data.context_len],
+          name: `context length L = ${data.context_len}`,
+          line: { color: COLORS[2], dash: "dash", width: lineWidth(2) },
+          hoverinfo: "name",
+        },
+      ],
+      {
+        title: { text: "Tokens per full turn (blue: completes a turn within L)" },
+        xaxis: axis("pair index j"),
+        yaxis: axis("wavelength λ_j (tokens)", { type: "log", exponentformat: "power" }),
+      },
+    );
+    draw(
+      "plot-frequency",
+      [
+        {
+          type: "scatter",
+          mode: "lines+markers",
+          x: [...pairs],
+          y: [...data.inv_freq],
+          name: "θ_j",
+          line: { color: COLORS[0], width: lineWidth(2) },
+          marker: { size: lineWidth(2) * 2 },
+          text: hover,
+          hoverinfo: "text",
+        },
+      ],
+      {
+        title: { text: "Radians per token" },
+        xaxis: axis("pair index j"),
+        yaxis: axis("θ_j (rad / token)", { type: "log", exponentformat: "power" }),
+        showlegend: false,
+      },
+    );
+    const last = data.inv_freq.length - 1;
+    out("rotary_dim", `${data.rotary_dim} of ${data.head_dim} (${data.rotary_dim / 2} pairs)`);
+    out("theta_first", `${fmt(data.inv_freq[0])} rad/token (${fmt(data.degrees_per_token[0])}° per token)`);
+    out("theta_last", `${fmt(data.inv_freq[last])} rad/token`);
+    out("longest", `${fmt(data.wavelength[last])} tokens`);
+    out(
+      "full_turns",
+      data.first_pair_without_full_turn === null
+        ? `all ${pairs.length} pairs`
+        : `${data.pairs_with_full_turn} of ${pairs.length} (pairs ${data.first_pair_without_full_turn}–${last} never complete a turn)`,
+    );
+  },
+});

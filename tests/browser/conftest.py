@@ -1,0 +1,115 @@
+"""Real-browser fixtures: a uvicorn server on a free loopback port and Debian's Chromium.
+
+Playwright cannot download its own browser here, so Chromium comes from the machine
+(``CHROMIUM_PATH`` or ``chromium`` on PATH; ``make test`` installs it on Debian).  A missing
+browser is a test failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+
+import pytest
+import uvicorn
+from playwright.sync_api import sync_playwright
+
+from app.main import create_app
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser/" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.browser)
+
+
+def chromium_path() -> str:
+    candidates = [os.environ.get("CHROMIUM_PATH", "")]
+    candidates += [shutil.which(name) or "" for name in ("chromium", "chromium-browser", "google-chrome")]
+    for candidate in candidates:
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    pytest.fail(
+        "No Chromium found for the browser tests: install Debian's 'chromium' (make test does this as root) "
+        "or set CHROMIUM_PATH to a Chrome/Chromium binary."
+    )
+
+
+class _Server(uvicorn.Server):
+    def install_signal_handlers(self) -> None:  # runs in a thread
+        pass
+
+
+@pytest.fixture(scope="session")
+def base_url():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    server = _Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline:
+            pytest.fail("test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def context(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    yield ctx
+    ctx.close()
+
+
+class ConsoleWatch:
+    """Collects console errors, page errors, CSP violations and requests to other origins."""
+
+    def __init__(self, page, base_url: str) -> None:
+        self.problems: list[str] = []
+        self.foreign: list[str] = []
+        page.on("console", lambda msg: msg.type in ("error", "warning") and self._console(msg))
+        page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
+        page.on("request", lambda req: None if req.url.startswith((base_url, "data:", "blob:")) else self.foreign.append(req.url))
+
+    def _console(self, msg) -> None:
+        text = msg.text
+        if msg.type == "warning" and "Content Security Policy" not in text:
+            return
+        self.problems.append(f"console {msg.type}: {text}")
+
+
+@pytest.fixture
+def page(context, base_url):
+    pg = context.new_page()
+    watch = ConsoleWatch(pg, base_url)
+    pg.watch = watch
+    yield pg
+    assert watch.problems == [], watch.problems
+    assert watch.foreign == [], f"requests left the origin: {watch.foreign}"
