@@ -1,0 +1,461 @@
+"""RoPE scaling methods: one registry, one signature, numbers as Hugging Face computes them.
+
+Every method is ``fn(config: RopeConfig, seq_len: int | None) -> (inv_freq, attention_factor)``
+with ``inv_freq`` of shape ``(r/2,)`` (float64) and ``attention_factor`` the number the forward
+pass multiplies cos and sin by (so attention logits are multiplied by its square).
+
+Source: transformers 5.24.0 ``modeling_rope_utils.py`` (``_compute_linear_scaling_rope_parameters``,
+``_compute_dynamic_ntk_parameters``, ``_compute_yarn_parameters``, ``_compute_longrope_parameters``,
+``_compute_llama3_parameters``) and ``GPTNeoXRotaryEmbedding.compute_default_rope_parameters`` for
+``default``.  The static NTK-aware base change (``ntk``) is not a transformers rope_type; it follows
+jquesnelle/yarn ``LlamaNTKScaledRotaryEmbedding``: b' = b·α^(r/(r−2)).
+
+Notation: r = int(head_dim · partial_rotary_factor) (the rotary dimension), b = rope_theta,
+s = factor, L0 = original_max_position_embeddings, Lmax = max_position_embeddings,
+θ_j = b^(−2j/r) for j = 0 … r/2−1.
+
+Differences from the library, on purpose: where transformers would crash (r = 2 with dynamic NTK,
+a zero low_freq_factor) or only log a warning about an invalid value (factor < 1, factor lists of
+the wrong length, high_freq_factor ≤ low_freq_factor, beta_fast < beta_slow), :func:`validate`
+raises :class:`ScalingError` naming the field.  Warnings about *consistency* between lengths that
+the library then computes through (an explicit YaRN factor ≠ Lmax/L0, llama3's L0 ≥ Lmax, LongRoPE
+deriving its factor from Lmax/L0) are returned by :func:`consistency_notes` instead, because
+published configs (Phi-3) trigger them.
+
+Adding a method is adding one :class:`Method` entry to :data:`METHODS`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, replace
+from typing import Callable
+
+import numpy as np
+
+DEFAULT_THETA = 10000.0
+
+
+class ScalingError(ValueError):
+    """An invalid scaling configuration; ``field`` names the offending parameter (HF name)."""
+
+    def __init__(self, field_name: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field_name
+        self.message = message
+
+
+@dataclass(frozen=True)
+class RopeConfig:
+    """The RoPE parameters a scaling method reads, with Hugging Face's names.
+
+    ``None`` means "not set" where transformers distinguishes it from a value (YaRN/LongRoPE
+    ``factor`` → Lmax/L0; ``attention_factor`` → derived).  ``truncate`` is already resolved
+    (HF reads ``rope_parameters.get("truncate", True)``, so an explicit null means False).
+    """
+
+    rope_type: str = "default"
+    rope_theta: float = DEFAULT_THETA
+    head_dim: int = 128
+    partial_rotary_factor: float = 1.0
+    max_position_embeddings: int = 4096
+    factor: float | None = None
+    original_max_position_embeddings: int | None = None
+    attention_factor: float | None = None
+    beta_fast: float | None = None
+    beta_slow: float | None = None
+    mscale: float | None = None
+    mscale_all_dim: float | None = None
+    truncate: bool = True
+    low_freq_factor: float | None = None
+    high_freq_factor: float | None = None
+    short_factor: tuple[float, ...] | None = None
+    long_factor: tuple[float, ...] | None = None
+
+    @property
+    def rotary_dim(self) -> int:
+        return int(self.head_dim * self.partial_rotary_factor)
+
+    def with_(self, **changes) -> "RopeConfig":
+        return replace(self, **changes)
+
+
+FIELD_NAMES = tuple(item.name for item in fields(RopeConfig))
+
+
+@dataclass(frozen=True)
+class Method:
+    """One scaling method.  ``required``: fields that must be set (non-None); ``optional``: other
+    fields it reads.  Both use HF names, and together say which keys a config may carry."""
+
+    name: str
+    title: str
+    compute: Callable[[RopeConfig, int | None], tuple[np.ndarray, float]]
+    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+    hf_rope_type: bool = True
+    reads_seq_len: bool = False
+    summary: str = ""
+    check: Callable[[RopeConfig], None] | None = field(default=None, repr=False)
+
+
+# ---- shared pieces --------------------------------------------------------------------------
+
+
+def base_inv_freq(rotary_dim: int, base: float) -> np.ndarray:
+    """θ_j = b^(−2j/r), j = 0 … r/2−1.  Shape ``(r/2,)``."""
+    j = np.arange(0, rotary_dim, 2, dtype=np.float64)
+    return 1.0 / np.power(float(base), j / rotary_dim)
+
+
+def get_mscale(scale: float, mscale: float = 1.0) -> float:
+    """YaRN's attention temperature: 1 if s ≤ 1 else 0.1·k·ln(s) + 1 (HF ``get_mscale``)."""
+    if scale <= 1:
+        return 1.0
+    return 0.1 * mscale * math.log(scale) + 1.0
+
+
+def longrope_attention(scale: float, original_max_position_embeddings: int) -> float:
+    """LongRoPE's default attention factor: 1 if s ≤ 1 else sqrt(1 + ln s / ln L0)."""
+    if scale <= 1.0:
+        return 1.0
+    return math.sqrt(1 + math.log(scale) / math.log(original_max_position_embeddings))
+
+
+def correction_dim(num_rotations: float, rotary_dim: int, base: float, length: int) -> float:
+    """Fractional pair index whose wavelength fits ``num_rotations`` turns into ``length`` tokens:
+    r·ln(L/(2πN)) / (2 ln b)  (YaRN ``find_correction_dim``)."""
+    return (rotary_dim * math.log(length / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
+
+
+def yarn_correction_range(config: RopeConfig) -> tuple[float, float]:
+    """(low, high) pair indices of YaRN's ramp, as HF computes them (floor/ceil when truncating,
+    clamped to [0, r−1]; note r−1, not r/2−1)."""
+    r = config.rotary_dim
+    beta_fast = config.beta_fast or 32
+    beta_slow = config.beta_slow or 1
+    L0 = config.original_max_position_embeddings
+    low = correction_dim(beta_fast, r, config.rope_theta, L0)
+    high = correction_dim(beta_slow, r, config.rope_theta, L0)
+    if config.truncate:
+        low = math.floor(low)
+        high = math.ceil(high)
+    return max(low, 0), min(high, r - 1)
+
+
+def yarn_ramp(low: float, high: float, pairs: int) -> np.ndarray:
+    """clip((j − low)/(high − low), 0, 1) for j = 0 … pairs−1, evaluated in float32 as torch does
+    (``linear_ramp_factor``); high is nudged by 0.001 when low == high.  Shape ``(pairs,)``."""
+    if low == high:
+        high += 0.001
+    j = np.arange(pairs, dtype=np.float32)
+    ramp = (j - np.float32(low)) / np.float32(high - low)
+    return np.clip(ramp, 0, 1).astype(np.float64)
+
+
+def yarn_factor(config: RopeConfig) -> float:
+    """The factor YaRN uses: ``factor``, or Lmax/L0 when it is None."""
+    if config.factor is None:
+        return config.max_position_embeddings / config.original_max_position_embeddings
+    return float(config.factor)
+
+
+def yarn_attention(config: RopeConfig) -> float:
+    """YaRN attention factor: explicit value, else mscale/mscale_all_dim ratio only when both are
+    truthy, else 0.1·ln s + 1 (an ``mscale`` given alone is ignored)."""
+    if config.attention_factor is not None:
+        return float(config.attention_factor)
+    s = yarn_factor(config)
+    if config.mscale and config.mscale_all_dim:
+        return float(get_mscale(s, config.mscale) / get_mscale(s, config.mscale_all_dim))
+    return get_mscale(s)
+
+
+def dynamic_base(config: RopeConfig, seq_len: int | None) -> float:
+    """Dynamic NTK base at the current length: b·(s·L/Lmax − (s−1))^(r/(r−2)), L = max(seq_len, Lmax)."""
+    r = config.rotary_dim
+    Lmax = config.max_position_embeddings
+    length = Lmax if seq_len is None else max(seq_len, Lmax)
+    s = config.factor
+    return config.rope_theta * ((s * length / Lmax) - (s - 1)) ** (r / (r - 2))
+
+
+def ntk_base(base: float, alpha: float, rotary_dim: int) -> float:
+    """Static NTK-aware base: b·α^(r/(r−2))."""
+    return base * alpha ** (rotary_dim / (rotary_dim - 2))
+
+
+def longrope_factor(config: RopeConfig) -> float:
+    if config.factor is None:
+        return config.max_position_embeddings / config.original_max_position_embeddings
+    return float(config.factor)
+
+
+def llama3_bands(config: RopeConfig) -> dict[str, float]:
+    """Wavelength edges of llama3 smoothing: λ_high = L0/high_freq_factor, λ_low = L0/low_freq_factor."""
+    L0 = config.original_max_position_embeddings
+    return {"high_freq_wavelen": L0 / config.high_freq_factor, "low_freq_wavelen": L0 / config.low_freq_factor}
+
+
+# ---- the methods ------------------------------------------------------------------------------
+
+
+def _default(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
+    return base_inv_freq(config.rotary_dim, config.rope_theta), 1.0
+
+
+def _linear(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
+    return base_inv_freq(config.rotary_dim, config.rope_theta) / config.factor, 1.0
+
+
+def _dynamic(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
+    return base_inv_freq(config.rotary_dim, dynamic_base(config, seq_len)), 1.0
+
+
+def _ntk(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
+    return base_inv_freq(config.rotary_dim, ntk_base(config.rope_theta, config.factor, config.rotary_dim)), 1.0
+
+
+def _yarn(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
+    r = config.rotary_dim
+    s = yarn_factor(config)
+    theta = base_inv_freq(r, config.rope_theta)
+    low, high = yarn_correction_range(config)
+    extrapolation = 1 - yarn_ramp(low, high, r // 2)
+    inv_freq = (theta / s) * (1 - extrapolation) + theta * extrapolation
+    return inv_freq, yarn_attention(config)
+
+
+def _longrope(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
+    L0 = config.original_max_position_embeddings
+    s = longrope_factor(config)
+    attention = float(config.attention_factor) if config.attention_factor is not None else longrope_attention(s, L0)
+    ext = config.long_factor if (seq_len and seq_len > L0) else config.short_factor
+    r = config.rotary_dim
+    inv_freq = 1.0 / (np.asarray(ext, dtype=np.float64) * np.power(float(config.rope_theta), np.arange(0, r, 2) / r))
+    return inv_freq, attention
+
+
+def _llama3(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
+    theta = base_inv_freq(config.rotary_dim, config.rope_theta)
+    s = config.factor
+    low, high = config.low_freq_factor, config.high_freq_factor
+    L0 = config.original_max_position_embeddings
+    edges = llama3_bands(config)
+    wavelen = 2 * math.pi / theta
+    out = np.where(wavelen > edges["low_freq_wavelen"], theta / s, theta)
+    smooth = (L0 / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * out / s + smooth * out
+    medium = ~(wavelen < edges["high_freq_wavelen"]) & ~(wavelen > edges["low_freq_wavelen"])
+    return np.where(medium, smoothed, out), 1.0
+
+
+# ---- validation ----------------------------------------------------------------------------------
+
+
+def _check_factor_at_least_one(config: RopeConfig) -> None:
+    if config.factor is not None and config.factor < 1:
+        raise ScalingError("factor", f"factor must be at least 1 for rope_type '{config.rope_type}' (got {config.factor:g})")
+
+
+def _check_rotary_above_two(config: RopeConfig) -> None:
+    if config.rotary_dim <= 2:
+        raise ScalingError(
+            "partial_rotary_factor" if config.partial_rotary_factor < 1 else "head_dim",
+            f"rope_type '{config.rope_type}' raises the base to the power r/(r−2), so it needs a rotary dimension "
+            f"above 2 (got r = {config.rotary_dim}; transformers fails with a division by zero)",
+        )
+
+
+def _check_dynamic(config: RopeConfig) -> None:
+    _check_factor_at_least_one(config)
+    _check_rotary_above_two(config)
+
+
+def _check_yarn(config: RopeConfig) -> None:
+    _check_factor_at_least_one(config)
+    for name in ("beta_fast", "beta_slow", "mscale", "mscale_all_dim"):
+        value = getattr(config, name)
+        if value is not None and value < 0:
+            raise ScalingError(name, f"{name} must not be negative (got {value:g})")
+    if (config.beta_fast or 32) < (config.beta_slow or 1):
+        raise ScalingError(
+            "beta_slow",
+            f"beta_fast ({config.beta_fast or 32:g}) must be at least beta_slow ({config.beta_slow or 1:g}); "
+            "0 or null means the defaults 32 and 1",
+        )
+    _check_attention_factor(config)
+    if config.factor is None and config.original_max_position_embeddings > config.max_position_embeddings:
+        raise ScalingError(
+            "factor",
+            "factor is not set, so YaRN would use max_position_embeddings / original_max_position_embeddings "
+            f"= {config.max_position_embeddings}/{config.original_max_position_embeddings} < 1",
+        )
+
+
+def _check_attention_factor(config: RopeConfig) -> None:
+    if config.attention_factor is not None and config.attention_factor <= 0:
+        raise ScalingError("attention_factor", f"attention_factor must be positive (got {config.attention_factor:g})")
+
+
+def _check_longrope(config: RopeConfig) -> None:
+    _check_factor_at_least_one(config)
+    _check_attention_factor(config)
+    pairs = config.rotary_dim // 2
+    for name in ("short_factor", "long_factor"):
+        values = getattr(config, name)
+        if len(values) != pairs:
+            raise ScalingError(
+                name, f"{name} must have one value per rotated pair: r/2 = {pairs} values (got {len(values)})"
+            )
+        if any(not (value > 0) for value in values):
+            raise ScalingError(name, f"every {name} value must be positive (θ_j is divided by it)")
+    if config.original_max_position_embeddings < 2:
+        raise ScalingError(
+            "original_max_position_embeddings", "original_max_position_embeddings must be at least 2 (its log divides)"
+        )
+
+
+def _check_llama3(config: RopeConfig) -> None:
+    _check_factor_at_least_one(config)
+    if config.low_freq_factor <= 0:
+        raise ScalingError("low_freq_factor", f"low_freq_factor must be positive (got {config.low_freq_factor:g})")
+    if config.high_freq_factor <= config.low_freq_factor:
+        raise ScalingError(
+            "high_freq_factor",
+            f"high_freq_factor ({config.high_freq_factor:g}) must be greater than low_freq_factor "
+            f"({config.low_freq_factor:g})",
+        )
+
+
+def _check_ntk(config: RopeConfig) -> None:
+    _check_factor_at_least_one(config)
+    _check_rotary_above_two(config)
+
+
+METHODS: dict[str, Method] = {
+    method.name: method
+    for method in (
+        Method("default", "No scaling", _default, summary="θ_j = b^(−2j/r)"),
+        Method(
+            "linear",
+            "Position interpolation",
+            _linear,
+            required=("factor",),
+            check=_check_factor_at_least_one,
+            summary="Every θ_j divided by s (positions squeezed by s).",
+        ),
+        Method(
+            "dynamic",
+            "Dynamic NTK",
+            _dynamic,
+            required=("factor",),
+            reads_seq_len=True,
+            check=_check_dynamic,
+            summary="Base raised to b·(s·L/Lmax − (s−1))^(r/(r−2)) once the current length L passes Lmax.",
+        ),
+        Method(
+            "yarn",
+            "YaRN",
+            _yarn,
+            required=("original_max_position_embeddings",),
+            optional=("factor", "attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate"),
+            check=_check_yarn,
+            summary="Fast pairs kept, slow pairs divided by s, a linear ramp in pair index between; attention × (0.1 ln s + 1).",
+        ),
+        Method(
+            "longrope",
+            "LongRoPE",
+            _longrope,
+            required=("short_factor", "long_factor", "original_max_position_embeddings"),
+            optional=("factor", "attention_factor"),
+            reads_seq_len=True,
+            check=_check_longrope,
+            summary="A searched divisor per pair: short factors up to L0, long factors beyond; attention × sqrt(1 + ln s/ln L0).",
+        ),
+        Method(
+            "llama3",
+            "Llama 3.1",
+            _llama3,
+            required=("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
+            check=_check_llama3,
+            summary="Wavelengths below L0/high kept, above L0/low divided by s, blended linearly in frequency between.",
+        ),
+        Method(
+            "ntk",
+            "NTK-aware (static)",
+            _ntk,
+            required=("factor",),
+            hf_rope_type=False,
+            check=_check_ntk,
+            summary="Base raised once to b·α^(r/(r−2)) with α = factor; not a transformers rope_type.",
+        ),
+    )
+}
+
+# Fields every method accepts besides its own (HF: rope_type, rope_theta, partial_rotary_factor).
+COMMON_KEYS = ("rope_type", "rope_theta", "partial_rotary_factor")
+
+
+def validate(config: RopeConfig, seq_len: int | None = None) -> Method:
+    """Check ``config`` for ``config.rope_type``; returns the method.  Raises :class:`ScalingError`."""
+    method = METHODS.get(config.rope_type)
+    if method is None:
+        raise ScalingError(
+            "rope_type", f"unknown rope_type {config.rope_type!r}; known: {', '.join(METHODS)}"
+        )
+    if not (config.rope_theta > 1) or not math.isfinite(config.rope_theta):
+        raise ScalingError("rope_theta", f"rope_theta must be a finite number above 1 (got {config.rope_theta})")
+    if not (0 < config.partial_rotary_factor <= 1):
+        raise ScalingError(
+            "partial_rotary_factor", f"partial_rotary_factor must be in (0, 1] (got {config.partial_rotary_factor})"
+        )
+    r = config.rotary_dim
+    if r < 2 or r % 2:
+        raise ScalingError(
+            "partial_rotary_factor" if config.partial_rotary_factor < 1 else "head_dim",
+            f"rotary dimension int({config.head_dim} × {config.partial_rotary_factor:g}) = {r} must be even and at least 2",
+        )
+    for name in method.required:
+        if getattr(config, name) is None:
+            raise ScalingError(name, f"rope_type '{config.rope_type}' requires {name}")
+    if seq_len is not None and seq_len < 0:
+        raise ScalingError("seq_len", f"seq_len must not be negative (got {seq_len})")
+    if method.check is not None:
+        method.check(config)
+    return method
+
+
+def compute(config: RopeConfig, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+    """Validate and run the method of ``config.rope_type``: ``(inv_freq (r/2,), attention_factor)``."""
+    method = validate(config, seq_len)
+    inv_freq, attention = method.compute(config, seq_len)
+    return np.asarray(inv_freq, dtype=np.float64), float(attention)
+
+
+def consistency_notes(config: RopeConfig) -> list[str]:
+    """Transformers' warnings about lengths that disagree, which it then computes through anyway."""
+    notes = []
+    t = config.rope_type
+    Lmax = config.max_position_embeddings
+    L0 = config.original_max_position_embeddings
+    if t == "yarn" and config.factor is not None and L0:
+        implicit = Lmax / L0
+        if implicit != config.factor and implicit != 1:
+            notes.append(
+                f"factor {config.factor:g} differs from max_position_embeddings / original_max_position_embeddings "
+                f"= {implicit:g}; transformers warns and uses the explicit factor."
+            )
+    if t == "llama3" and L0 is not None and Lmax and L0 >= Lmax:
+        notes.append(
+            f"original_max_position_embeddings ({L0}) is not below max_position_embeddings ({Lmax}); transformers "
+            "warns and computes anyway."
+        )
+    if t == "longrope" and config.factor is None:
+        notes.append(
+            f"factor is not set, so transformers uses max_position_embeddings / original_max_position_embeddings "
+            f"= {Lmax}/{L0} = {Lmax / L0:g} for the attention factor (and warns)."
+        )
+    if t == "yarn" and config.mscale and not config.mscale_all_dim and config.attention_factor is None:
+        notes.append("mscale is set without mscale_all_dim, so transformers ignores it and uses 0.1·ln s + 1.")
+    return notes
