@@ -93,13 +93,20 @@ class ConsoleWatch:
 
     def __init__(self, page, base_url: str) -> None:
         self.problems: list[str] = []
+        self.expected_statuses: set[int] = set()
         self.foreign: list[str] = []
         page.on("console", lambda msg: msg.type in ("error", "warning") and self._console(msg))
         page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
         page.on("request", lambda req: None if req.url.startswith((base_url, "data:", "blob:")) else self.foreign.append(req.url))
 
+    def expect_status(self, status: int) -> None:
+        """The test provokes responses with this status on purpose; the browser logs each one."""
+        self.expected_statuses.add(status)
+
     def _console(self, msg) -> None:
         text = msg.text
+        if any(f"status of {status} " in text for status in self.expected_statuses):
+            return
         if msg.type == "warning" and "Content Security Policy" not in text:
             return
         self.problems.append(f"console {msg.type}: {text}")

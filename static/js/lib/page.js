@@ -5,7 +5,7 @@
 // HTML) and after every change.
 
 import { LatestRequest } from "./api.js";
-import { formatValue, parseValue, queryFromState, stateFromQuery, withQuery, writeUrl } from "./url-state.js";
+import { History, formatValue, parseValue, queryFromState, stateFromQuery, withQuery } from "./url-state.js";
 
 const BUSY_DELAY_MS = 150;
 
@@ -17,6 +17,7 @@ export function startPage({ draw }) {
   const status = document.querySelector('[data-role="status"]');
   const twin = document.querySelector('[data-role="json-twin"]');
   const request = new LatestRequest();
+  const history = new History();
 
   let state = { ...boot.state };
   let data = boot.data;
@@ -118,7 +119,7 @@ export function startPage({ draw }) {
   }
 
   async function update(push, writeAddress) {
-    if (writeAddress) writeUrl(queryFromState(fields, state), { push });
+    if (writeAddress) history.write(queryFromState(fields, state), { finished: push });
     document.body.classList.toggle("presenter", Boolean(state.presenter));
     syncToolbar();
     const query = computeQuery(state).toString();
@@ -178,6 +179,7 @@ export function startPage({ draw }) {
   });
 
   window.addEventListener("popstate", () => {
+    history.settled();
     state = stateFromQuery(fields);
     showAllValues();
     update(false, false);

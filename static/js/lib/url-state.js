@@ -60,10 +60,31 @@ export function withQuery(path, params) {
   return text ? `${path}?${text}` : path;
 }
 
-/** Write the page URL: replaceState while dragging, pushState when a change is finished. */
-export function writeUrl(params, { push }) {
-  const url = withQuery(window.location.pathname, params);
-  if (url === window.location.pathname + window.location.search) return;
-  if (push) window.history.pushState(null, "", url);
-  else window.history.replaceState(null, "", url);
+/**
+ * Keeps one history entry per finished change.  The first movement of a drag pushes a new
+ * entry, later movements replace it (no entry per pixel), and the end of the change replaces
+ * it once more; a change made in one step (a select, a typed value) pushes.  Back therefore
+ * returns to the view before the change, not to a value somewhere in the middle of a drag.
+ */
+export class History {
+  constructor() {
+    this.draft = false; // the current entry belongs to a change still in progress
+  }
+
+  write(params, { finished }) {
+    const url = withQuery(window.location.pathname, params);
+    const same = url === window.location.pathname + window.location.search;
+    if (this.draft) {
+      if (!same) window.history.replaceState(null, "", url);
+      this.draft = !finished;
+    } else if (!same) {
+      window.history.pushState(null, "", url);
+      this.draft = !finished;
+    }
+  }
+
+  /** Back/Forward landed on an entry: it is a finished view. */
+  settled() {
+    this.draft = false;
+  }
 }

@@ -1,0 +1,166 @@
+"""Contract tests over every registered view: page ⇄ JSON twin, bad input, headers, plotly."""
+
+import math
+import re
+
+import pytest
+
+from app.main import create_app  # noqa: F401  (registers every view)
+from app.web.views import discover
+
+VIEWS = discover()
+NAMES = [view.name for view in VIEWS]
+BY_NAME = {view.name: view for view in VIEWS}
+
+
+def test_every_lesson_is_registered():
+    assert {"ladder", "sinusoidal"} <= set(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_page_renders_and_links_its_json_twin(client, name):
+    view = BY_NAME[name]
+    page = client.get(f"/{name}", headers={"accept": "text/html"})
+    assert page.status_code == 200
+    assert page.headers["content-type"].startswith("text/html")
+    assert f'<link rel="alternate" type="application/json" href="{view.api_path}">' in page.text
+    assert f'rel="alternate"' in page.headers["link"] and view.api_path in page.headers["link"]
+    assert 'class="json-twin"' in page.text
+    twin = client.get(view.api_path)
+    assert twin.status_code == 200
+    assert twin.headers["content-type"].startswith("application/json")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_page_embeds_the_same_data_as_its_twin(client, name):
+    import json
+
+    view = BY_NAME[name]
+    page = client.get(f"/{name}").text
+    boot = json.loads(re.search(r'<script type="application/json" id="page-data">(.*?)</script>', page, re.S).group(1))
+    assert boot["data"] == client.get(view.api_path).json()
+    assert boot["api"] == view.api_path
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_page_loads_plotly_from_this_server_only(client, name):
+    page = client.get(f"/{name}").text
+    assert '<script src="/vendor/plotly.min.js" defer></script>' in page
+    assert not re.search(r'(src|href)="(https?:)?//', page)
+    assert "<script>" not in page  # no inline script: CSP script-src 'self'
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unknown_parameter_is_refused_and_named(client, name):
+    view = BY_NAME[name]
+    response = client.get(view.api_path, params={"no_such_parameter": "1"})
+    assert response.status_code == 422
+    item = response.json()["detail"][0]
+    assert item["param"] == "no_such_parameter"
+    assert "Unknown parameter" in item["msg"]
+    page = client.get(f"/{name}", params={"no_such_parameter": "1"})
+    assert page.status_code == 422 and "no_such_parameter" in page.text
+
+
+def _bad_values(schema: dict) -> list:
+    """Values outside each field's declared constraints."""
+    if "enum" in schema:
+        return ["not-a-choice"]
+    kind = schema.get("type")
+    bad = []
+    if kind in ("integer", "number"):
+        bad.append("abc")
+        if "maximum" in schema:
+            bad.append(schema["maximum"] * 2 + 1 if schema["maximum"] > 0 else 1e12)
+        if "minimum" in schema:
+            bad.append(schema["minimum"] - 1 if math.isfinite(schema["minimum"]) else "-inf")
+        if "exclusiveMinimum" in schema:
+            bad.append(schema["exclusiveMinimum"])
+        if kind == "number":
+            bad.append("nan")
+        if kind == "integer":
+            bad.append("1.5")
+    elif kind == "boolean":
+        bad.append("maybe")
+    return bad
+
+
+CASES = []
+for _view in VIEWS:
+    _props = _view.params.model_json_schema().get("properties", {})
+    for _field, _schema in _props.items():
+        for _value in _bad_values(_schema):
+            CASES.append(pytest.param(_view.name, _field, _value, id=f"{_view.name}-{_field}-{_value}"))
+
+
+@pytest.mark.parametrize(("name", "field", "value"), CASES)
+def test_out_of_range_parameter_gets_422_naming_it(client, name, field, value):
+    view = BY_NAME[name]
+    response = client.get(view.api_path, params={field: value})
+    assert response.status_code == 422, response.text
+    items = response.json()["detail"]
+    assert any(item["param"] == field for item in items)
+    assert all(item.get("allowed") for item in items if item["param"] == field)
+    page = client.get(f"/{name}", params={field: value})
+    assert page.status_code == 422
+    assert 'class="control-error"' in page.text or "page-errors" in page.text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_security_headers_and_caching(client, name):
+    view = BY_NAME[name]
+    page = client.get(f"/{name}")
+    csp = page.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "unsafe-eval" not in csp and "frame-ancestors 'none'" in csp
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert page.headers["x-frame-options"] == "DENY"
+    embed = client.get(f"/{name}", params={"embed": "true"})
+    assert "frame-ancestors *" in embed.headers["content-security-policy"]
+    assert "x-frame-options" not in embed.headers
+    twin = client.get(view.api_path)
+    etag = twin.headers["etag"]
+    assert "max-age" in twin.headers["cache-control"]
+    assert client.get(view.api_path, headers={"if-none-match": etag}).status_code == 304
+
+
+@pytest.mark.parametrize("name", [v.name for v in VIEWS if v.csv is not None])
+def test_csv_twin_has_the_same_rows(client, name):
+    view = BY_NAME[name]
+    text = client.get(view.api_path + ".csv").text
+    lines = text.strip().split("\n")
+    header, rows = view.csv(client.get(view.api_path).json())
+    assert len(lines) == len(rows) + 1
+    assert lines[0].split(",")[0] == str(header[0])
+
+
+def test_openapi_lists_every_twin(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    for view in VIEWS:
+        assert view.api_path in paths
+
+
+def test_docs_page_is_self_hosted(client):
+    docs = client.get("/docs")
+    assert docs.status_code == 200
+    for view in VIEWS:
+        assert view.api_path in docs.text
+    assert "cdn" not in docs.text.lower()
+
+
+def test_plotly_is_served_from_the_installed_package(client):
+    import plotly
+
+    from app.settings import PLOTLY_JS
+
+    assert PLOTLY_JS.is_relative_to(__import__("pathlib").Path(plotly.__file__).parent)
+    response = client.get("/vendor/plotly.min.js", headers={"accept-encoding": "identity"})
+    assert response.status_code == 200
+    assert response.content == PLOTLY_JS.read_bytes()
+    assert response.headers["content-type"].startswith("text/javascript")
+
+
+def test_health_and_not_found(client):
+    assert client.get("/healthz").json()["status"] == "ok"
+    assert client.get("/api/nope").status_code == 404
+    missing = client.get("/nope", headers={"accept": "text/html"})
+    assert missing.status_code == 404 and "no such page" in missing.text

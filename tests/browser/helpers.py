@@ -1,0 +1,54 @@
+"""Small helpers shared by the browser tests."""
+
+from __future__ import annotations
+
+import json
+
+# Serialises what plotly.js actually drew (typed arrays decoded) to one canonical JSON string.
+_SNAPSHOT_JS = """(id) => {
+    const gd = document.getElementById(id);
+    if (!gd || !gd._fullData) return null;
+    const plain = (v) => (v && typeof v === 'object' && 'length' in v ? Array.from(v, plain) : (v === undefined ? null : v));
+    return JSON.stringify(gd._fullData.map((t) => ({x: plain(t.x), y: plain(t.y), z: plain(t.z), name: t.name ?? null, type: t.type})));
+}"""
+
+
+def snapshot(page, plot_id: str) -> str | None:
+    return page.evaluate(_SNAPSHOT_JS, plot_id)
+
+
+def plot_data(page, plot_id: str):
+    """The traces plotly.js drew, as plain lists ({x, y, z, name, type} per trace)."""
+    text = snapshot(page, plot_id)
+    return None if text is None else json.loads(text)
+
+
+def wait_for_plot(page, plot_id: str) -> None:
+    page.wait_for_function(
+        "(id) => { const gd = document.getElementById(id); return gd && gd._fullData && gd._fullData.length > 0; }",
+        arg=plot_id,
+    )
+
+
+def wait_for_data_change(page, plot_id: str, before: str) -> None:
+    """Wait until the drawn data differs from ``before`` (a ``snapshot``)."""
+    page.wait_for_function(f"([id, before]) => ({_SNAPSHOT_JS})(id) !== before", arg=[plot_id, before])
+
+
+def nudge_slider(page, name: str, key: str = "ArrowRight", times: int = 1) -> None:
+    """Move a range input with the keyboard, as a user would (fires input and change)."""
+    slider = page.locator(f'input[type="range"][data-param="{name}"]')
+    slider.focus()
+    for _ in range(times):
+        slider.press(key)
+
+
+def set_box(page, name: str, value: str) -> None:
+    """Type a value into a control's number/text box and commit it (input, then change)."""
+    box = page.locator(f'[data-param="{name}"][data-role="box"]')
+    box.fill(value)
+    box.dispatch_event("change")
+
+
+def wait_for_query(page, fragment: str) -> None:
+    page.wait_for_function("(f) => window.location.search.includes(f)", arg=fragment)
