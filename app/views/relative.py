@@ -1,0 +1,404 @@
+"""Relative position: Shaw et al.'s clipped index, T5's log buckets and ALiBi's linear biases.
+
+The page's JSON twin is ``/api/relative`` (all three at once).  The three operations users
+script against, ``/api/relative/t5``, ``/api/relative/alibi`` and ``/api/relative/shaw``, are
+extra GET routes on this module's ``router`` with their own bounded parameter models.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from fastapi import APIRouter, Query
+from pydantic import Field, ValidationInfo, field_validator
+from starlette.requests import Request
+from starlette.responses import Response
+
+from app.core.relative import (
+    alibi_bias,
+    alibi_penalty,
+    alibi_slopes,
+    shaw_index_matrix,
+    t5_bias_matrix,
+    t5_bucket,
+    t5_bucket_ranges,
+    t5_exact_limit,
+)
+from app.web import errors
+from app.web.fields import Seed
+from app.web.params import UI, Params
+from app.web.responses import cached_json, dumps, etag_for
+from app.web.views import View, register
+
+MAX_LEN = 512  # query/key lengths: one heatmap cell per position
+MAX_OFFSET = 8192
+MAX_HEADS = 256
+MAX_BIAS_CELLS = 512 * 512  # num_heads × seq_len² in one ALiBi response
+PENALTY_POINTS = 64
+
+# ---- shared field types (one name per concept: page, twin and the three operations) -----------
+
+QueryLen = Annotated[
+    int,
+    Field(ge=1, le=MAX_LEN, description="Number of query positions; they are the last query_len of the key_len positions."),
+    UI("Queries (Shaw)"),
+]
+KeyLen = Annotated[
+    int, Field(ge=1, le=MAX_LEN, description="Number of key positions (at least query_len)."), UI("Keys (Shaw)")
+]
+MaxRelativePosition = Annotated[
+    int,
+    Field(ge=0, le=MAX_LEN, description="Clipping window k: offsets beyond ±k share the vector of ±k."),
+    UI("Window k (Shaw)"),
+]
+Bidirectional = Annotated[
+    bool,
+    Field(description="T5 encoder (true: separate buckets for keys after the query) or decoder (false: causal)."),
+    UI("Bidirectional (T5)"),
+]
+NumBuckets = Annotated[
+    int,
+    Field(ge=2, le=256, description="Number of T5 buckets: at least 4 when bidirectional, 2 when causal."),
+    UI("Buckets (T5)"),
+]
+MaxDistance = Annotated[
+    int,
+    Field(ge=2, le=1_000_000, description="Distance at which T5's logarithmic buckets end; farther offsets share the last bucket."),
+    UI("Max distance (T5)", kind="log"),
+]
+MaxOffset = Annotated[
+    int,
+    Field(ge=1, le=MAX_OFFSET, description="Offsets −max_offset … max_offset are listed (key minus query)."),
+    UI("Offsets shown ±", kind="log"),
+]
+NumHeads = Annotated[
+    int,
+    Field(ge=1, le=MAX_HEADS, description="Number of attention heads; ALiBi gives each a slope."),
+    UI("Heads (ALiBi)", kind="log"),
+]
+AlibiForm = Annotated[
+    Literal["paper", "bloom"],
+    Field(
+        description="'paper': −m·(i − j) for key j ≤ query i. 'bloom': m·j, as fairseq/BLOOM add it; each row differs "
+        "from the paper's by the constant m·i, which the softmax ignores. Future keys are masked (null)."
+    ),
+    UI("ALiBi bias form"),
+]
+
+
+def _check_t5(info: ValidationInfo, num_buckets: int | None, max_distance: int | None) -> None:
+    bidirectional = info.data.get("bidirectional", True)
+    if num_buckets is not None and bidirectional and num_buckets < 4:
+        raise ValueError("with bidirectional=true num_buckets must be at least 4 (half of the buckets per side)")
+    if num_buckets is not None and max_distance is not None:
+        exact = t5_exact_limit(num_buckets, bidirectional)
+        if max_distance <= exact:
+            raise ValueError(
+                f"max_distance must be greater than {exact}, the distance where the logarithmic buckets start "
+                f"(max_exact for num_buckets={num_buckets}, bidirectional={str(bidirectional).lower()})"
+            )
+
+
+def _check_keys(key_len: int, info: ValidationInfo) -> int:
+    query_len = info.data.get("query_len")
+    if query_len is not None and key_len < query_len:
+        raise ValueError(f"key_len must be at least query_len ({query_len}); the queries are the last query_len keys")
+    return key_len
+
+
+class T5Params(Params):
+    bidirectional: Bidirectional = True
+    num_buckets: NumBuckets = 32
+    max_distance: MaxDistance = 128
+    max_offset: MaxOffset = 160
+
+    @field_validator("num_buckets")
+    @classmethod
+    def _enough_buckets(cls, value: int, info: ValidationInfo) -> int:
+        _check_t5(info, value, None)
+        return value
+
+    @field_validator("max_distance")
+    @classmethod
+    def _beyond_exact(cls, value: int, info: ValidationInfo) -> int:
+        _check_t5(info, info.data.get("num_buckets"), value)
+        return value
+
+
+class ShawParams(Params):
+    query_len: QueryLen = 12
+    key_len: KeyLen = 16
+    max_relative_position: MaxRelativePosition = 4
+
+    @field_validator("key_len")
+    @classmethod
+    def _keys_cover_queries(cls, value: int, info: ValidationInfo) -> int:
+        return _check_keys(value, info)
+
+
+class AlibiParams(Params):
+    num_heads: NumHeads = 8
+    seq_len: Annotated[
+        int | None,
+        Field(
+            ge=1,
+            le=MAX_LEN,
+            description="If given, also return the bias matrices (num_heads × seq_len × seq_len, at most 262144 cells).",
+        ),
+    ] = None
+    form: AlibiForm = "paper"
+
+    @field_validator("seq_len")
+    @classmethod
+    def _bounded_cells(cls, value: int | None, info: ValidationInfo) -> int | None:
+        heads = info.data.get("num_heads")
+        if value is not None and heads is not None and heads * value * value > MAX_BIAS_CELLS:
+            raise ValueError(f"num_heads × seq_len² must be at most {MAX_BIAS_CELLS} (got {heads} × {value}²)")
+        return value
+
+
+# ---- the page and its twin ---------------------------------------------------------------------
+
+
+class RelativeParams(Params):
+    query_len: QueryLen = 12
+    key_len: KeyLen = 16
+    max_relative_position: MaxRelativePosition = 4
+    bidirectional: Bidirectional = True
+    num_buckets: NumBuckets = 32
+    max_distance: MaxDistance = 128
+    max_offset: MaxOffset = 160
+    seq_len: Annotated[
+        int,
+        Field(ge=1, le=256, description="Positions in the T5 and ALiBi bias heatmaps (queries = keys = 0 … seq_len−1)."),
+        UI("Heatmap positions (T5, ALiBi)"),
+    ] = 32
+    seed: Annotated[
+        int,
+        Field(ge=0, le=2**32 - 1, description="Seed of the stand-in per-bucket T5 biases (standard normal)."),
+        UI("Seed (T5 biases)", kind="number"),
+    ] = 0
+    num_heads: NumHeads = 8
+    head: Annotated[
+        int, Field(ge=0, le=MAX_HEADS - 1, description="Which head's ALiBi bias matrix to show (0-based, < num_heads)."), UI("Head shown (ALiBi)")
+    ] = 0
+    form: AlibiForm = "paper"
+
+    @field_validator("key_len")
+    @classmethod
+    def _keys_cover_queries(cls, value: int, info: ValidationInfo) -> int:
+        return _check_keys(value, info)
+
+    @field_validator("num_buckets")
+    @classmethod
+    def _enough_buckets(cls, value: int, info: ValidationInfo) -> int:
+        _check_t5(info, value, None)
+        return value
+
+    @field_validator("max_distance")
+    @classmethod
+    def _beyond_exact(cls, value: int, info: ValidationInfo) -> int:
+        _check_t5(info, info.data.get("num_buckets"), value)
+        return value
+
+    @field_validator("head")
+    @classmethod
+    def _existing_head(cls, value: int, info: ValidationInfo) -> int:
+        heads = info.data.get("num_heads")
+        if heads is not None and value >= heads:
+            raise ValueError(f"head must be below num_heads ({heads}); heads are numbered from 0")
+        return value
+
+
+def t5_part(bidirectional: bool, num_buckets: int, max_distance: int, max_offset: int) -> dict[str, Any]:
+    offsets = np.arange(-max_offset, max_offset + 1)
+    return {
+        "bidirectional": bidirectional,
+        "num_buckets": num_buckets,
+        "max_distance": max_distance,
+        "max_offset": max_offset,
+        "max_exact": t5_exact_limit(num_buckets, bidirectional),
+        "relative_position": offsets,
+        "bucket": t5_bucket(offsets, num_buckets, max_distance, bidirectional),
+    }
+
+
+def shaw_part(query_len: int, key_len: int, max_relative_position: int) -> dict[str, Any]:
+    return {
+        "query_len": query_len,
+        "key_len": key_len,
+        "max_relative_position": max_relative_position,
+        "query_positions": np.arange(key_len - query_len, key_len),
+        "key_positions": np.arange(key_len),
+        "index_matrix": shaw_index_matrix(query_len, key_len, max_relative_position),
+    }
+
+
+def t5_bucket_bias(num_buckets: int, seed: int) -> np.ndarray:
+    """Stand-in learned scalars, one per bucket: standard normals from default_rng([seed, 4])."""
+    return np.random.default_rng([seed, 4]).standard_normal(num_buckets)
+
+
+def penalty_distances(longest: int) -> np.ndarray:
+    """At most PENALTY_POINTS integer distances 0 … longest (the penalty is linear, so these draw it exactly)."""
+    return np.unique(np.round(np.linspace(0, longest, min(longest + 1, PENALTY_POINTS))).astype(np.int64))
+
+
+def compute_relative(params: RelativeParams) -> dict[str, Any]:
+    t5 = t5_part(params.bidirectional, params.num_buckets, params.max_distance, params.max_offset)
+    bucket_bias = t5_bucket_bias(params.num_buckets, params.seed)
+    t5["bucket_bias"] = bucket_bias
+    t5["bias"] = bucket_bias[t5["bucket"]]
+    t5["bucket_ranges"] = t5_bucket_ranges(params.num_buckets, params.max_distance, params.bidirectional, params.max_offset)
+    t5["seq_len"] = params.seq_len
+    t5["bias_matrix"] = t5_bias_matrix(params.seq_len, bucket_bias, params.num_buckets, params.max_distance, params.bidirectional)
+    t5["seed"] = params.seed
+
+    slopes = alibi_slopes(params.num_heads)
+    distances = penalty_distances(params.max_offset)
+    alibi = {
+        "num_heads": params.num_heads,
+        "slopes": slopes,
+        "slope_exponents": np.log2(slopes),
+        "head": params.head,
+        "form": params.form,
+        "seq_len": params.seq_len,
+        "bias_matrix": alibi_bias(slopes[params.head : params.head + 1], params.seq_len, params.form)[0],
+        "distances": distances,
+        "penalty": alibi_penalty(slopes, distances),
+    }
+    return {
+        "shaw": shaw_part(params.query_len, params.key_len, params.max_relative_position),
+        "t5": t5,
+        "alibi": alibi,
+    }
+
+
+def relative_csv(data: dict[str, Any]):
+    """Per offset: Shaw's clipped index, T5's bucket and bias, and each head's ALiBi penalty."""
+    t5, alibi, shaw = data["t5"], data["alibi"], data["shaw"]
+    k = shaw["max_relative_position"]
+    slopes = np.asarray(alibi["slopes"])
+    header = ["offset", "shaw_index", "t5_bucket", "t5_bias"] + [f"alibi_head{h}" for h in range(len(slopes))]
+    rows = []
+    for offset, bucket, bias in zip(t5["relative_position"], t5["bucket"], t5["bias"]):
+        offset = int(offset)
+        penalties = [float(m * offset) if offset <= 0 else "" for m in slopes]
+        rows.append([offset, min(max(offset, -k), k) + k, int(bucket), float(bias), *penalties])
+    return header, rows
+
+
+register(
+    View(
+        name="relative",
+        title="Relative encodings",
+        summary="Shaw's clipped offsets, T5's log buckets and ALiBi's straight-line penalties: position as a function of distance.",
+        section="Other families",
+        order=120,
+        api_path="/api/relative",
+        params=RelativeParams,
+        compute=compute_relative,
+        formulas=(
+            r"\text{Shaw: } e_{ij} = \frac{q_i \cdot (k_j + a^K_{\mathrm{clip}(j-i,\,-k,\,k)})}{\sqrt{d}}",
+            r"\text{T5: } s_{ij} = q_i \cdot k_j + b_{\mathrm{bucket}(j-i)}",
+            r"\text{bucket}(n) = \begin{cases} n & n < E \\ \min\!\left(B-1,\ E + \left\lfloor \frac{\ln(n/E)}{\ln(D/E)}(B-E) \right\rfloor\right) & n \ge E \end{cases}",
+            r"\text{ALiBi: } s_{ij} = q_i \cdot k_j - m_h\,(i-j),\quad m_h = 2^{-8h/H}",
+        ),
+        csv=relative_csv,
+        api_description=(
+            "All three relative schemes at once: `shaw` (the clipped index matrix), `t5` (bucket and seeded "
+            "stand-in bias of every offset key − query, the bucket ranges, and the bias matrix over `seq_len` "
+            "positions), `alibi` (slopes, one head's bias matrix with future keys null, and every head's penalty "
+            "at a few distances).  The separate operations `/api/relative/t5`, `/api/relative/alibi` and "
+            "`/api/relative/shaw` return each part on its own."
+        ),
+        examples=("num_heads=12&head=9", "bidirectional=false&num_buckets=32&max_distance=128", "query_len=4&key_len=10&max_relative_position=3"),
+    )
+)
+
+
+# ---- the three operations users script against -----------------------------------------------------
+
+router = APIRouter(tags=["Other families"])
+
+
+@lru_cache(maxsize=128)
+def _t5_body(params: T5Params) -> tuple[bytes, str]:
+    body = dumps(t5_part(params.bidirectional, params.num_buckets, params.max_distance, params.max_offset))
+    return body, etag_for(body)
+
+
+@router.get(
+    "/api/relative/t5",
+    summary="T5 relative position buckets",
+    description=(
+        "The bucket of every offset `relative_position` = key − query in −max_offset … max_offset, as Hugging Face's "
+        "`T5Attention._relative_position_bucket` computes it (float32 logarithm).  Distances below `max_exact` "
+        "(num_buckets/4 bidirectional, num_buckets/2 causal) get a bucket each; farther ones share logarithmically "
+        "wider buckets up to `max_distance`.\n\nExamples:\n\n- `/api/relative/t5?num_buckets=32&max_distance=128"
+        "&bidirectional=true&max_offset=300`\n- `/api/relative/t5?bidirectional=false&max_offset=150`"
+    ),
+    response_class=Response,
+    responses={200: {"content": {"application/json": {}}, "description": "Offsets and their buckets."}},
+)
+def t5_buckets(request: Request, params: Annotated[T5Params, Query()]) -> Response:
+    body, etag = _t5_body(params)
+    return cached_json(request, body, etag)
+
+
+@lru_cache(maxsize=128)
+def _alibi_body(params: AlibiParams) -> tuple[bytes, str]:
+    slopes = alibi_slopes(params.num_heads)
+    result: dict[str, Any] = {"num_heads": params.num_heads, "slopes": slopes, "form": params.form, "seq_len": params.seq_len}
+    if params.seq_len is not None:
+        result["bias"] = alibi_bias(slopes, params.seq_len, params.form)
+    body = dumps(result)
+    return body, etag_for(body)
+
+
+@router.get(
+    "/api/relative/alibi",
+    summary="ALiBi slopes and bias matrices",
+    description=(
+        "`slopes`: the slope of each head as the ALiBi paper's `get_slopes` gives it (2^(−8h/n) for n a power of two; "
+        "otherwise the slopes of the largest power of two below n followed by every other slope of twice that).  "
+        "With `seq_len`, also `bias[h][i][j]` for query i and key j (null for j > i, which the causal mask hides).\n\n"
+        "Examples:\n\n- `/api/relative/alibi?num_heads=12`\n- `/api/relative/alibi?num_heads=4&seq_len=6&form=bloom`"
+    ),
+    response_class=Response,
+    responses={200: {"content": {"application/json": {}}, "description": "Slopes (and bias matrices)."}},
+)
+def alibi(request: Request, params: Annotated[AlibiParams, Query()]) -> Response:
+    body, etag = _alibi_body(params)
+    return cached_json(request, body, etag)
+
+
+@lru_cache(maxsize=128)
+def _shaw_body(params: ShawParams) -> tuple[bytes, str]:
+    body = dumps(shaw_part(params.query_len, params.key_len, params.max_relative_position))
+    return body, etag_for(body)
+
+
+@router.get(
+    "/api/relative/shaw",
+    summary="Shaw et al. clipped relative index",
+    description=(
+        "`index_matrix[i][j]` = clip(j − i', −k, k) + k with k = `max_relative_position`, for key position j and the "
+        "query at position i' = key_len − query_len + i: as in tensor2tensor, the queries are the last `query_len` "
+        "of the `key_len` positions.  Each index picks one of the 2k+1 learned relative vectors.\n\nExamples:\n\n"
+        "- `/api/relative/shaw?query_len=5&key_len=5&max_relative_position=2`\n"
+        "- `/api/relative/shaw?query_len=1&key_len=8&max_relative_position=3`"
+    ),
+    response_class=Response,
+    responses={200: {"content": {"application/json": {}}, "description": "The index matrix."}},
+)
+def shaw(request: Request, params: Annotated[ShawParams, Query()]) -> Response:
+    body, etag = _shaw_body(params)
+    return cached_json(request, body, etag)
+
+
+errors.MODELS_BY_PATH["/api/relative/t5"] = [T5Params]
+errors.MODELS_BY_PATH["/api/relative/alibi"] = [AlibiParams]
+errors.MODELS_BY_PATH["/api/relative/shaw"] = [ShawParams]

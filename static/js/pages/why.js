@@ -1,0 +1,129 @@
+// Why position? The inspected word's output in the sentence and in its reordering, with and without position.
+
+import { startPage } from "../lib/page.js";
+import { COLORS, DIVERGING, axis, draw, fmt } from "../lib/plot.js";
+
+const NAMES = { none: "no position", learned: "learned table", sinusoidal: "sinusoidal", rope: "RoPE" };
+
+function out(name, text) {
+  const slot = document.querySelector(`[data-out="${name}"]`);
+  if (slot) slot.textContent = text;
+}
+
+function fillRows(name, rows, header = false) {
+  const body = document.querySelector(`[data-table="${name}"]`);
+  if (!body) return;
+  body.replaceChildren(
+    ...rows.map((cells) => {
+      const tr = document.createElement("tr");
+      cells.forEach((cell, i) => {
+        const td = document.createElement(header || i === 0 ? "th" : "td");
+        if (header) td.scope = "col";
+        else if (i === 0) td.scope = "row";
+        td.textContent = cell;
+        tr.appendChild(td);
+      });
+      return tr;
+    }),
+  );
+}
+
+function vectorPlot(id, data, scheme, key) {
+  const components = Array.from({ length: data.dim }, (_, c) => c);
+  const first = data.words.join(" ");
+  const second = data.other_words.join(" ");
+  const exact = scheme.identical ? "identical in every bit" : `difference norm ${fmt(scheme.diff_norm)}`;
+  return draw(
+    id,
+    [
+      { type: "bar", x: components, y: [...scheme.out], name: `in “${first}”`, marker: { color: COLORS[0] } },
+      { type: "bar", x: components, y: [...scheme.other_out], name: `in “${second}”`, marker: { color: COLORS[1] } },
+      { type: "bar", x: components, y: [...scheme.diff], name: "difference", marker: { color: COLORS[7] } },
+    ],
+    {
+      title: { text: `${NAMES[key]}: output for “${data.word_text}” (${exact})` },
+      barmode: "group",
+      xaxis: axis("component of the output vector", { dtick: 1 }),
+      yaxis: axis("value"),
+    },
+  );
+}
+
+function scoreHeatmaps(data, key) {
+  const labels = data.words.map((w, i) => `${i} ${w}`);
+  const none = data.schemes.none.scores;
+  const other = data.schemes[key].scores;
+  const limit = Math.max(...none.flat().map(Math.abs), ...other.flat().map(Math.abs)) || 1;
+  const heat = (z, xaxis, yaxis, showscale) => ({
+    type: "heatmap",
+    z: z.map((row) => [...row]),
+    x: labels,
+    y: labels,
+    xaxis,
+    yaxis,
+    zmin: -limit,
+    zmax: limit,
+    colorscale: DIVERGING,
+    reversescale: true,
+    showscale,
+    colorbar: { title: { text: "score" } },
+    hovertemplate: "query %{y}<br>key %{x}<br>score %{z:.6g}<extra></extra>",
+  });
+  return draw("plot-scores", [heat(none, "x", "y", false), heat(other, "x2", "y2", true)], {
+    title: { text: `Scores q·k/√d in “${data.words.join(" ")}”: no position (left), ${NAMES[key]} (right)` },
+    grid: { rows: 1, columns: 2, pattern: "independent" },
+    xaxis: axis("key", { domain: [0, 0.44], type: "category" }),
+    yaxis: axis("query", { autorange: "reversed", type: "category" }),
+    xaxis2: axis("key", { domain: [0.52, 0.96], type: "category" }),
+    yaxis2: axis("query", { autorange: "reversed", type: "category", anchor: "x2" }),
+  });
+}
+
+startPage({
+  draw(data, state) {
+    const key = state.position in data.schemes ? state.position : "sinusoidal";
+    const none = data.schemes.none;
+    const chosen = data.schemes[key];
+    vectorPlot("plot-none", data, none, "none");
+    vectorPlot("plot-with", data, chosen, key);
+    scoreHeatmaps(data, key);
+
+    out("word", `#${data.word} “${data.word_text}” (#${data.other_index} in the reordered sentence)`);
+    out("other", data.other_words.join(" "));
+    out(
+      "none_diff",
+      none.identical ? `exactly 0 (all ${data.dim} components equal)` : `‖diff‖ = ${none.diff_norm} (not identical!)`,
+    );
+    out("with_diff", `${NAMES[key]}: ‖diff‖ = ${fmt(chosen.diff_norm)}`);
+    out("equivariant", none.equivariant ? "yes, bit for bit, for every word" : `no (largest gap ${none.largest_row_difference})`);
+    out(
+      "repeats",
+      data.repeats.length
+        ? data.repeats
+            .map((r) => `“${r.word}” at ${r.positions.join(", ")}: ${r.none ? "equal" : "different"} (with ${NAMES[key]}: ${r[key] ? "equal" : "different"})`)
+            .join("; ")
+        : "no word repeats in this sentence",
+    );
+
+    fillRows(
+      "norms",
+      data.positions.map((p) => {
+        const s = data.schemes[p];
+        return [NAMES[p], String(s.diff_norm), String(s.max_abs_diff), s.identical ? "yes" : "no"];
+      }),
+    );
+    fillRows("vectors-head", [["component", "no position, sentence", "reordered", "difference", `${NAMES[key]}, sentence`, "reordered", "difference"]], true);
+    fillRows(
+      "vectors",
+      Array.from({ length: data.dim }, (_, c) => [
+        String(c),
+        String(none.out[c]),
+        String(none.other_out[c]),
+        String(none.diff[c]),
+        String(chosen.out[c]),
+        String(chosen.other_out[c]),
+        String(chosen.diff[c]),
+      ]),
+    );
+  },
+});
