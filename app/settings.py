@@ -19,3 +19,5 @@ MAX_CURVE_COLUMNS = 2000
 MAX_BODY_BYTES = 256 * 1024
 # Cache-Control for GET API responses: each is a pure function of its URL and the app version.
 API_CACHE_SECONDS = 3600
+# Total size of the response bodies kept in memory for repeated requests (per worker).
+RESPONSE_CACHE_BYTES = 64 * 1024 * 1024

@@ -34,16 +34,17 @@ def dumps(obj: Any) -> bytes:
     return orjson.dumps(obj, option=_OPTIONS, default=_fallback)
 
 
-def dumps_for_html(obj: Any) -> str:
-    """JSON safe to place inside ``<script type="application/json">``: ``<``, ``>`` and ``&``
-    are escaped as ``\\u003c`` etc., so no string in the data can close the element."""
-    return (
-        dumps(obj)
-        .decode()
-        .replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("&", "\\u0026")
-    )
+def embed_json(obj: dict[str, Any], **raw: bytes) -> str:
+    """JSON safe to place inside ``<script type="application/json">``.
+
+    ``raw`` adds members whose values are already-serialised JSON (the cached API body, spliced
+    in rather than parsed and serialised again).  ``<``, ``>`` and ``&`` are escaped as
+    ``\\u003c`` etc. everywhere, so no string in the data can close the element.
+    """
+    text = dumps(obj)
+    for name, value in raw.items():
+        text = text[:-1] + (b"," if len(text) > 2 else b"") + dumps(name) + b":" + value + b"}"
+    return text.decode().replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def etag_for(body: bytes) -> str:

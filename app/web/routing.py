@@ -8,7 +8,8 @@ annotation of each generated endpoint.)
 
 import csv
 import io
-from functools import lru_cache
+import threading
+from collections import OrderedDict
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
@@ -19,20 +20,66 @@ from starlette.responses import HTMLResponse, Response
 
 from app.web import errors
 from app.web.params import Params
-from app.web.responses import cached_json, dumps, dumps_for_html, etag_for
+from app.settings import RESPONSE_CACHE_BYTES
+from app.web.responses import cached_json, dumps, embed_json, etag_for
 from app.web.security import content_security_policy
 from app.web.templating import canonical_items, controls_for, field_specs, mathml, templates
 from app.web.views import View, ordered
 
 
-@lru_cache(maxsize=256)
-def computed(view_name: str, params: Params) -> tuple[dict[str, Any], bytes, str]:
-    """Result dict, its JSON bytes and ETag: computed once per distinct parameters."""
+class ByteBudgetCache:
+    """Least-recently-used cache of response bodies, bounded by their total size in bytes.
+
+    A count bound alone would let 256 maximum-size tables hold gigabytes; this keeps the whole
+    cache under ``max_bytes`` whatever is asked for.
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.used = 0
+        self.entries: OrderedDict[Any, tuple[bytes, str]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: Any) -> tuple[bytes, str] | None:
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is not None:
+                self.entries.move_to_end(key)
+            return entry
+
+    def put(self, key: Any, entry: tuple[bytes, str]) -> None:
+        size = len(entry[0])
+        if size > self.max_bytes // 4:
+            return  # one giant body would evict everything else
+        with self.lock:
+            if key in self.entries:
+                return
+            self.entries[key] = entry
+            self.used += size
+            while self.used > self.max_bytes:
+                _, (body, _) = self.entries.popitem(last=False)
+                self.used -= len(body)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+            self.used = 0
+
+
+RESPONSE_CACHE = ByteBudgetCache(RESPONSE_CACHE_BYTES)
+
+
+def computed(view_name: str, params: Params) -> tuple[bytes, str]:
+    """JSON body and ETag of a view's result: computed once per distinct parameters."""
     from app.web.views import REGISTRY
 
-    result = REGISTRY[view_name].compute(params)
-    body = dumps(result)
-    return result, body, etag_for(body)
+    key = (view_name, params)
+    entry = RESPONSE_CACHE.get(key)
+    if entry is None:
+        body = dumps(REGISTRY[view_name].compute(params))
+        entry = (body, etag_for(body))
+        RESPONSE_CACHE.put(key, entry)
+    return entry
 
 
 def api_router(views: list[View]) -> APIRouter:
@@ -48,8 +95,8 @@ def _add_csv_route(router: APIRouter, view: View) -> None:
     model = view.params
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
-        result, _, etag = computed(view.name, params)
-        header, rows = view.csv(result)
+        _, etag = computed(view.name, params)
+        header, rows = view.csv(view.compute(params))
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(header)
@@ -78,7 +125,7 @@ def _add_api_route(router: APIRouter, view: View) -> None:
     model = view.params
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
-        _, body, etag = computed(view.name, params)
+        body, etag = computed(view.name, params)
         return cached_json(request, body, etag)
 
     description = view.api_description or view.summary
@@ -149,7 +196,7 @@ def render_view(request: Request, view: View) -> Response:
     ]
     by_field = {item["param"]: item["msg"] + (f" (allowed: {item['allowed']})" if item.get("allowed") else "") for item in problems}
 
-    result, _, _ = computed(view.name, params)
+    body, _ = computed(view.name, params)
     compute_query = canonical_items(params, view.params)
     page_query = compute_query + canonical_items(display, view.display)
     full_query = [(name, value) for name, value in page_query if name != "embed"]
@@ -159,7 +206,6 @@ def render_view(request: Request, view: View) -> Response:
         "api": view.api_path,
         "fields": field_specs(view.params, "compute") + field_specs(view.display, "display"),
         "state": {**params.model_dump(mode="json"), **display.model_dump(mode="json")},
-        "data": result,
         "errors": problems,
     }
     context = {
@@ -169,7 +215,7 @@ def render_view(request: Request, view: View) -> Response:
         "display_controls": controls_for(view.display, display, by_field, "display"),
         "general_errors": [item for item in problems if item["param"] not in _drawn(view) or item["param"] in unknown],
         "formulas": [mathml(latex) for latex in view.formulas],
-        "boot_json": dumps_for_html(boot),
+        "boot_json": embed_json(boot, data=body),
         "api_url": api_url,
         "page_url": f"/{view.name}" + ("?" + urlencode(page_query) if page_query else ""),
         "full_url": f"/{view.name}" + ("?" + urlencode(full_query) if full_query else ""),
