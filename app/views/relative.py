@@ -32,7 +32,7 @@ from app.web.params import UI, Params
 from app.web.responses import cached_json, dumps, etag_for
 from app.web.views import View, register
 
-MAX_LEN = 512  # query/key lengths: one heatmap cell per position
+MAX_LEN = 256  # query/key lengths: one heatmap cell per position
 MAX_OFFSET = 8192
 MAX_HEADS = 256
 MAX_BIAS_CELLS = 512 * 512  # num_heads × seq_len² in one ALiBi response

@@ -1,3 +1,231 @@
+// Relative encodings: Shaw's clipped index, T5 buckets and bias, ALiBi slopes, penalties and bias.
+
 import { startPage } from "../lib/page.js";
-import { draw } from "../lib/plot.js";
-startPage({ draw() { draw("plot", [{ type: "scatter", x: [0], y: [0] }], {}); } });
+import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+
+function out(name, text) {
+  document.querySelectorAll(`[data-out="${name}"]`).forEach((slot) => {
+    slot.textContent = text;
+  });
+}
+
+function fillRows(name, rows) {
+  const body = document.querySelector(`[data-table="${name}"]`);
+  if (!body) return;
+  body.replaceChildren(
+    ...rows.map((cells) => {
+      const tr = document.createElement("tr");
+      cells.forEach((cell, i) => {
+        const td = document.createElement(i === 0 ? "th" : "td");
+        if (i === 0) td.scope = "row";
+        td.textContent = cell;
+        tr.appendChild(td);
+      });
+      return tr;
+    }),
+  );
+}
+
+function power(exponent) {
+  const rounded = Math.round(exponent * 1000) / 1000;
+  return `2^${rounded}`;
+}
+
+function drawShaw(shaw) {
+  const k = shaw.max_relative_position;
+  const offsets = shaw.query_positions.map((qi) => shaw.key_positions.map((kj) => kj - qi));
+  draw(
+    "plot-shaw",
+    [
+      {
+        type: "heatmap",
+        z: shaw.index_matrix.map((row) => [...row]),
+        x: [...shaw.key_positions],
+        y: [...shaw.query_positions],
+        customdata: offsets,
+        zmin: 0,
+        zmax: Math.max(2 * k, 1),
+        colorscale: SEQUENTIAL,
+        colorbar: { title: { text: "index" } },
+        hovertemplate: "query at %{y}, key at %{x}<br>offset %{customdata}<br>table row %{z}<extra></extra>",
+      },
+    ],
+    {
+      title: { text: `Shaw: table row clip(j − i, −${k}, ${k}) + ${k} (${2 * k + 1} rows)` },
+      xaxis: axis("key position j"),
+      yaxis: axis("query position i", { autorange: "reversed" }),
+    },
+  );
+}
+
+function drawT5(t5) {
+  const x = [...t5.relative_position];
+  const e = t5.max_exact;
+  const D = t5.max_distance;
+  const top = t5.num_buckets;
+  const marks = [];
+  const mark = (at, label, color, dash) => {
+    if (Math.abs(at) > t5.max_offset) return;
+    marks.push({
+      type: "scatter",
+      mode: "lines",
+      x: [at, at],
+      y: [0, top - 1],
+      name: label,
+      line: { color, dash, width: lineWidth(1) },
+      hoverinfo: "name",
+    });
+  };
+  mark(-e, `|offset| = max_exact = ${e}`, COLORS[2], "dot");
+  if (t5.bidirectional) mark(e, `offset = +${e}`, COLORS[2], "dot");
+  mark(-D, `|offset| = max_distance = ${D}`, COLORS[1], "dash");
+  if (t5.bidirectional) mark(D, `offset = +${D}`, COLORS[1], "dash");
+  draw(
+    "plot-t5-buckets",
+    [
+      {
+        type: "scatter",
+        mode: "lines",
+        x,
+        y: [...t5.bucket],
+        name: "bucket",
+        line: { shape: "hv", color: COLORS[0], width: lineWidth(2) },
+        hovertemplate: "offset %{x}<br>bucket %{y}<extra></extra>",
+      },
+      ...marks,
+    ],
+    {
+      title: { text: `T5 buckets (${t5.num_buckets}, max_distance ${D}, ${t5.bidirectional ? "bidirectional" : "causal"})` },
+      xaxis: axis("offset j − i (key minus query)"),
+      yaxis: axis("bucket", { rangemode: "tozero" }),
+    },
+  );
+  const z = t5.bias_matrix.map((row) => [...row]);
+  const limit = Math.max(...t5.bucket_bias.map(Math.abs)) || 1;
+  const positions = Array.from({ length: t5.seq_len }, (_, i) => i);
+  draw(
+    "plot-t5-bias",
+    [
+      {
+        type: "heatmap",
+        z,
+        x: positions,
+        y: positions,
+        zmin: -limit,
+        zmax: limit,
+        colorscale: DIVERGING,
+        reversescale: true,
+        colorbar: { title: { text: "bias" } },
+        hovertemplate: "query %{y}, key %{x}<br>bias %{z:.4f}<extra></extra>",
+      },
+    ],
+    {
+      title: { text: `T5 bias b[bucket(j − i)] with seeded per-bucket values (seed ${t5.seed})` },
+      xaxis: axis("key position j"),
+      yaxis: axis("query position i", { autorange: "reversed" }),
+    },
+  );
+}
+
+function drawAlibi(alibi) {
+  const heads = alibi.slopes.map((_, h) => h);
+  draw(
+    "plot-alibi-slopes",
+    [
+      {
+        type: "bar",
+        x: heads,
+        y: [...alibi.slopes],
+        text: alibi.slope_exponents.map(power),
+        hovertemplate: "head %{x}<br>slope %{y:.6g} = %{text}<extra></extra>",
+        marker: { color: heads.map((h) => (h === alibi.head ? COLORS[1] : COLORS[0])) },
+        name: "slope",
+      },
+    ],
+    {
+      title: { text: `ALiBi slopes for ${alibi.num_heads} heads (orange: head shown below)` },
+      xaxis: axis("head h (0-based)"),
+      yaxis: axis("slope m_h", { type: "log", exponentformat: "power" }),
+      showlegend: false,
+    },
+  );
+  const shown = Math.min(alibi.num_heads, 16);
+  const step = alibi.num_heads / shown;
+  const picked = Array.from({ length: shown }, (_, i) => Math.floor(i * step));
+  if (!picked.includes(alibi.head)) picked.push(alibi.head);
+  draw(
+    "plot-alibi-penalty",
+    picked.map((h, i) => ({
+      type: "scatter",
+      mode: "lines",
+      x: [...alibi.distances],
+      y: [...alibi.penalty[h]],
+      name: `head ${h} (m = ${power(alibi.slope_exponents[h])})`,
+      line: { color: h === alibi.head ? COLORS[1] : COLORS[i % 2 === 0 ? 0 : 5], width: lineWidth(h === alibi.head ? 3 : 1.5) },
+      hovertemplate: `head ${h}<br>distance %{x}<br>penalty %{y:.4g}<extra></extra>`,
+    })),
+    {
+      title: {
+        text: `ALiBi penalty −m_h·(i − j) against distance${alibi.num_heads > shown ? ` (${picked.length} of ${alibi.num_heads} heads)` : ""}`,
+      },
+      xaxis: axis("distance i − j to an earlier key"),
+      yaxis: axis("added to the score"),
+      showlegend: alibi.num_heads <= 16,
+    },
+  );
+  const positions = Array.from({ length: alibi.seq_len }, (_, i) => i);
+  const z = alibi.bias_matrix.map((row) => row.map((v) => (v === null ? null : v)));
+  draw(
+    "plot-alibi-bias",
+    [
+      {
+        type: "heatmap",
+        z,
+        x: positions,
+        y: positions,
+        colorscale: SEQUENTIAL,
+        colorbar: { title: { text: "bias" } },
+        hoverongaps: false,
+        hovertemplate: "query %{y}, key %{x}<br>bias %{z:.6g}<extra></extra>",
+      },
+    ],
+    {
+      title: { text: `ALiBi bias of head ${alibi.head} (${alibi.form === "paper" ? "−m·(i − j)" : "m·j, BLOOM form"}); blank = future, masked` },
+      xaxis: axis("key position j"),
+      yaxis: axis("query position i", { autorange: "reversed" }),
+    },
+  );
+}
+
+startPage({
+  draw(data) {
+    const { shaw, t5, alibi } = data;
+    drawShaw(shaw);
+    drawT5(t5);
+    drawAlibi(alibi);
+
+    const used = new Set(shaw.index_matrix.flat());
+    out("shaw_rows", `${used.size} of ${2 * shaw.max_relative_position + 1} (queries at positions ${shaw.query_positions[0]}–${shaw.query_positions[shaw.query_positions.length - 1]})`);
+    out(
+      "t5_exact",
+      t5.bidirectional
+        ? `|offset| < ${t5.max_exact} (buckets 0–${t5.max_exact - 1} behind or at the query, ${t5.num_buckets / 2 >> 0}+ ahead)`
+        : `0 … ${t5.max_exact - 1} positions back (future keys share bucket 0)`,
+    );
+    const unused = t5.bucket_ranges.filter((r) => r.count === 0).map((r) => r.bucket);
+    out("t5_unused", unused.length ? `${unused.join(", ")} (within ±${t5.max_offset})` : "none: every bucket is used");
+    out("t5_limit", String(t5.max_offset));
+    const listed = alibi.slope_exponents.slice(0, 12).map(power).join(", ");
+    out("alibi_slopes", alibi.num_heads > 12 ? `${listed}, … (${alibi.num_heads} heads)` : listed);
+    out("alibi_head", `head ${alibi.head}: m = ${fmt(alibi.slopes[alibi.head])} = ${power(alibi.slope_exponents[alibi.head])}`);
+    fillRows(
+      "buckets",
+      t5.bucket_ranges.map((r) => [
+        String(r.bucket),
+        r.count === 0 ? "none" : r.low === r.high ? String(r.low) : `${r.low} … ${r.high}`,
+        String(r.count),
+        fmt(t5.bucket_bias[r.bucket]),
+      ]),
+    );
+  },
+});

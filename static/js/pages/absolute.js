@@ -1,0 +1,202 @@
+// Absolute encodings: sinusoidal table, PE·PEᵀ, the shift matrix M_k, a learned table, and ‖x + p_m‖.
+
+import { startPage } from "../lib/page.js";
+import { COLORS, DIVERGING, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+
+function out(name, text) {
+  const slot = document.querySelector(`[data-out="${name}"]`);
+  if (slot) slot.textContent = text;
+}
+
+const maxAbs = (rows) => rows.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
+
+function heat(z, extra = {}) {
+  const limit = extra.limit ?? maxAbs(z);
+  delete extra.limit;
+  return {
+    type: "heatmap",
+    z: z.map((row) => [...row]),
+    zmin: -limit,
+    zmax: limit,
+    colorscale: DIVERGING,
+    reversescale: true,
+    ...extra,
+  };
+}
+
+startPage({
+  draw(data) {
+    const positions = [...data.positions];
+    const columns = data.columns.map((_, c) => c);
+    draw(
+      "plot-table",
+      [
+        heat(data.table, {
+          x: columns,
+          y: positions,
+          limit: 1,
+          customdata: data.table.map(() => data.columns),
+          colorbar: { title: { text: "value" } },
+          hovertemplate: "position %{y}<br>column %{x} (%{customdata})<br>%{z:.6f}<extra></extra>",
+        }),
+      ],
+      {
+        title: { text: `Sinusoidal table, ${data.layout} layout (d = ${data.dim}, base ${fmt(data.base)})` },
+        xaxis: axis("column"),
+        yaxis: axis("position p", { autorange: "reversed" }),
+      },
+    );
+
+    const learnedPositions = positions.slice(0, data.learned_rows);
+    draw(
+      "plot-similarity",
+      [
+        heat(data.similarity, {
+          x: positions,
+          y: positions,
+          xaxis: "x",
+          yaxis: "y",
+          colorbar: { title: { text: "PE·PE" }, x: 0.45 },
+          hovertemplate: "p %{y}, q %{x}<br>PE(p)·PE(q) = %{z:.6f}<extra></extra>",
+        }),
+        heat(data.learned_similarity, {
+          x: learnedPositions,
+          y: learnedPositions,
+          xaxis: "x2",
+          yaxis: "y2",
+          colorbar: { title: { text: "P·P" }, x: 1.0 },
+          hovertemplate: "p %{y}, q %{x}<br>P(p)·P(q) = %{z:.3e}<extra></extra>",
+        }),
+      ],
+      {
+        title: { text: "Similarity of positions: sinusoidal PE·PEᵀ (left, constant diagonals) vs learned table at initialisation (right)" },
+        xaxis: axis("position q", { domain: [0, 0.4] }),
+        yaxis: axis("position p", { autorange: "reversed" }),
+        xaxis2: axis("position q", { domain: [0.55, 0.95], range: [-0.5, data.seq_len - 0.5] }),
+        yaxis2: axis("position p", { autorange: false, range: [data.seq_len - 0.5, -0.5], anchor: "x2" }),
+      },
+    );
+
+    draw(
+      "plot-shift",
+      [
+        heat(data.shift_matrix, {
+          x: columns,
+          y: columns,
+          limit: 1,
+          colorbar: { title: { text: "entry" } },
+          hovertemplate: "row %{y}, column %{x}<br>%{z:.6f}<extra></extra>",
+        }),
+      ],
+      {
+        title: { text: `Shift matrix M_k for k = ${data.shift}: PE(p + ${data.shift}) = M_k PE(p) for every p` },
+        xaxis: axis("column", { scaleanchor: "y", constrain: "domain" }),
+        yaxis: axis("row", { autorange: "reversed", constrain: "domain" }),
+      },
+    );
+
+    const missing = data.missing_positions;
+    draw(
+      "plot-learned",
+      [
+        heat(data.learned_table, {
+          x: columns,
+          y: learnedPositions,
+          colorbar: { title: { text: "value" } },
+          hovertemplate: "position %{y}<br>column %{x}<br>%{z:.5f}<extra></extra>",
+        }),
+      ],
+      {
+        title: {
+          text: missing
+            ? `Learned table: ${data.max_len} rows; positions ${data.first_missing_position}–${data.seq_len - 1} have no vector`
+            : `Learned table (GPT-2 style, std 0.01): ${data.max_len} rows`,
+        },
+        xaxis: axis("column"),
+        yaxis: axis("position p", { autorange: false, range: [data.seq_len - 0.5, -0.5] }),
+        shapes: missing
+          ? [
+              {
+                type: "rect",
+                xref: "paper",
+                yref: "y",
+                x0: 0,
+                x1: 1,
+                y0: data.max_len - 0.5,
+                y1: data.seq_len - 0.5,
+                fillcolor: "#999",
+                opacity: 0.25,
+                line: { width: 0 },
+              },
+            ]
+          : [],
+        annotations: missing
+          ? [
+              {
+                xref: "paper",
+                yref: "y",
+                x: 0.5,
+                y: (data.max_len + data.seq_len - 1) / 2,
+                text: `no row: positions ≥ ${data.max_len} cannot be encoded`,
+                showarrow: false,
+                font: { size: 14 },
+              },
+            ]
+          : [],
+      },
+    );
+
+    draw(
+      "plot-norms",
+      [
+        {
+          type: "scatter",
+          mode: "lines+markers",
+          x: positions,
+          y: [...data.norm_sinusoidal],
+          name: "‖x + PE(m)‖ sinusoidal",
+          line: { color: COLORS[0], width: lineWidth(2) },
+          marker: { size: 4 },
+        },
+        {
+          type: "scatter",
+          mode: "lines+markers",
+          x: positions,
+          y: data.norm_learned.map((v) => (v === null ? null : v)),
+          name: "‖x + P(m)‖ learned (none past max_len)",
+          line: { color: COLORS[1], width: lineWidth(2) },
+          marker: { size: 4 },
+          connectgaps: false,
+        },
+        {
+          type: "scatter",
+          mode: "lines",
+          x: positions,
+          y: [...data.norm_rotated],
+          name: "‖R_m x‖ rotation (RoPE)",
+          line: { color: COLORS[2], width: lineWidth(2), dash: "dash" },
+        },
+      ],
+      {
+        title: { text: "Length of the token vector after position is added (x: one seeded token vector)" },
+        xaxis: axis("position m"),
+        yaxis: axis("norm"),
+      },
+    );
+
+    out("toeplitz", fmt(data.toeplitz_deviation));
+    out("residual", `${fmt(data.shift_residual_max)} (largest angle ${fmt((data.seq_len - 1 + Math.abs(data.shift)) * data.frequencies[0])} rad)`);
+    const [[a, b], [c, e]] = data.shift_block_first;
+    out("block", `[[${fmt(a)}, ${fmt(b)}], [${fmt(c)}, ${fmt(e)}]] (angle k·w₀ = ${fmt(data.shift_angles[0])})`);
+    out("orthogonal", fmt(data.shift_orthogonality));
+    out(
+      "learned",
+      missing
+        ? `${data.max_len} rows: ${missing} of the ${data.seq_len} positions (from ${data.first_missing_position}) have none`
+        : `${data.max_len} rows: every position shown has one`,
+    );
+    const lo = Math.min(...data.norm_sinusoidal);
+    const hi = Math.max(...data.norm_sinusoidal);
+    out("norms", `sinusoidal ${fmt(lo)} … ${fmt(hi)}; ‖x‖ = ${fmt(data.x_norm)}; ‖PE(m)‖ = ${fmt(data.pe_norm[0])}`);
+  },
+});

@@ -1,0 +1,180 @@
+// Every family on one offset axis, and their score / bias matrices side by side.
+
+import { startPage } from "../lib/page.js";
+import { COLORS, DIVERGING, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+
+const PANELS = [
+  { key: "rope", title: "RoPE score, constant content", color: COLORS[0] },
+  { key: "sinusoidal", title: "sinusoid PE(p)·PE(p+Δ)", color: COLORS[2] },
+  { key: "t5", title: "T5 bias b[bucket(Δ)]", color: COLORS[3] },
+  { key: "alibi", title: "ALiBi −m_h·|Δ| (past keys)", color: COLORS[1] },
+  { key: "shaw", title: "Shaw: clipped offset used", color: COLORS[4] },
+  { key: "nope", title: "NoPE: nothing", color: COLORS[7] },
+];
+
+function out(name, text) {
+  const slot = document.querySelector(`[data-out="${name}"]`);
+  if (slot) slot.textContent = text;
+}
+
+function curveTraces(curve, color, name, axes, decimated, shape = "linear") {
+  const x = curve.x_low.map((lo, i) => (lo + curve.x_high[i]) / 2);
+  if (!decimated) {
+    return [
+      {
+        type: "scatter",
+        mode: "lines",
+        x,
+        y: [...curve.low],
+        name,
+        line: { color, width: lineWidth(1.5), shape },
+        showlegend: false,
+        hovertemplate: `${name}<br>Δ = %{x}<br>%{y:.6g}<extra></extra>`,
+        ...axes,
+      },
+    ];
+  }
+  return [
+    { type: "scatter", mode: "lines", x, y: [...curve.low], line: { color, width: 0.5 }, showlegend: false, hoverinfo: "skip", ...axes },
+    {
+      type: "scatter",
+      mode: "lines",
+      x,
+      y: [...curve.high],
+      fill: "tonexty",
+      fillcolor: color,
+      line: { color, width: 0.5 },
+      name,
+      showlegend: false,
+      hovertemplate: `${name}<br>Δ ≈ %{x} (column max)<br>%{y:.6g}<extra></extra>`,
+      ...axes,
+    },
+  ];
+}
+
+function drawOffsets(data) {
+  const n = PANELS.length;
+  const gap = 0.035;
+  const height = (1 - gap * (n - 1)) / n;
+  const layout = {
+    title: { text: `What position adds to the score, Δ = key − query from −${data.max_offset} to ${data.max_offset}` },
+    showlegend: false,
+    annotations: [],
+    margin: { l: 80, r: 30, t: 50, b: 56 },
+    height: 900,
+  };
+  const traces = [];
+  PANELS.forEach((panel, i) => {
+    const suffix = i === 0 ? "" : String(i + 1);
+    const axes = { xaxis: `x${suffix}`, yaxis: `y${suffix}` };
+    const top = 1 - i * (height + gap);
+    layout[`yaxis${suffix}`] = axis("", { domain: [top - height, top], anchor: `x${suffix}` });
+    layout[`xaxis${suffix}`] = axis(i === n - 1 ? "offset Δ = key − query" : "", {
+      anchor: `y${suffix}`,
+      matches: i === 0 ? undefined : "x",
+      showticklabels: i === n - 1,
+      range: [-data.max_offset, data.max_offset],
+    });
+    layout.annotations.push({
+      text: panel.title,
+      xref: "paper",
+      yref: "paper",
+      x: 0.99,
+      y: top,
+      xanchor: "right",
+      yanchor: "top",
+      showarrow: false,
+      bgcolor: "rgba(255,255,255,0.8)",
+      font: { size: 12 },
+    });
+    if (panel.key === "alibi") {
+      const heads = data.alibi_slopes.length;
+      const shown = Math.min(heads, 16);
+      for (let s = 0; s < shown; s += 1) {
+        const h = Math.floor((s * heads) / shown);
+        traces.push({
+          type: "scatter",
+          mode: "lines",
+          x: [...data.alibi_offsets],
+          y: [...data.alibi_penalty[h]],
+          name: `ALiBi head ${h}`,
+          line: { color: h === data.head ? COLORS[1] : COLORS[5], width: lineWidth(h === data.head ? 2.5 : 1) },
+          hovertemplate: `ALiBi head ${h} (m = ${fmt(data.alibi_slopes[h])})<br>Δ = %{x}<br>%{y:.5g}<extra></extra>`,
+          ...axes,
+        });
+      }
+    } else {
+      const shape = panel.key === "t5" ? "hvh" : "linear";
+      traces.push(...curveTraces(data.curves[panel.key], panel.color, panel.title, axes, data.decimated, shape));
+    }
+  });
+  return draw("plot-offsets", traces, layout);
+}
+
+function drawHeatmaps(data) {
+  const positions = Array.from({ length: data.seq_len }, (_, i) => i);
+  const titles = {
+    rope: "RoPE score",
+    sinusoidal: "PE·PEᵀ",
+    t5: "T5 bias",
+    alibi: `ALiBi head ${data.head}`,
+    shaw: "Shaw clipped offset",
+    nope: "NoPE",
+  };
+  const traces = [];
+  const layout = { title: { text: "The same quantities for every query (rows) and key (columns)" }, annotations: [], height: 640 };
+  const cols = 3;
+  data.families.forEach((family, i) => {
+    const z = data.heatmaps[family];
+    const limit = z.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
+    const suffix = i === 0 ? "" : String(i + 1);
+    const row = Math.floor(i / cols);
+    const col = i % cols;
+    const x0 = col / cols + 0.02;
+    const x1 = (col + 1) / cols - 0.04;
+    const y1 = 1 - row * 0.52 - 0.06;
+    const y0 = y1 - 0.38;
+    traces.push({
+      type: "heatmap",
+      z: z.map((r) => [...r]),
+      x: positions,
+      y: positions,
+      xaxis: `x${suffix}`,
+      yaxis: `y${suffix}`,
+      zmin: -limit,
+      zmax: limit,
+      colorscale: DIVERGING,
+      reversescale: true,
+      showscale: false,
+      hoverongaps: false,
+      hovertemplate: `${titles[family]}<br>query %{y}, key %{x}<br>%{z:.5g}<extra></extra>`,
+    });
+    layout[`xaxis${suffix}`] = axis("", { domain: [x0, x1], anchor: `y${suffix}`, showticklabels: false });
+    layout[`yaxis${suffix}`] = axis("", { domain: [y0, y1], anchor: `x${suffix}`, autorange: "reversed", showticklabels: false });
+    layout.annotations.push({
+      text: `${titles[family]} (±${fmt(limit)})`,
+      xref: "paper",
+      yref: "paper",
+      x: (x0 + x1) / 2,
+      y: y1 + 0.01,
+      xanchor: "center",
+      yanchor: "bottom",
+      showarrow: false,
+      font: { size: 12 },
+    });
+  });
+  return draw("plot-heatmaps", traces, layout);
+}
+
+startPage({
+  draw(data) {
+    drawOffsets(data);
+    drawHeatmaps(data);
+    out("rope0", `${fmt(data.rope_at_zero)} (√${data.head_dim} = ${fmt(Math.sqrt(data.head_dim))})`);
+    out("sin0", fmt(data.sinusoid_at_zero));
+    out("anchor", `p = ${data.sinusoid_anchors.join(" vs ")}: largest difference ${fmt(data.sinusoid_anchor_difference)}`);
+    out("t5far", `Δ = −${data.max_offset}: ${data.t5_far_bucket_left}; Δ = +${data.max_offset}: ${data.t5_far_bucket_right}`);
+    out("slopes", `${fmt(data.alibi_slopes[0])} … ${fmt(data.alibi_slopes[data.alibi_slopes.length - 1])} (${data.num_heads} heads)`);
+    out("columns", data.decimated ? `${data.offsets_count} offsets in ${data.curves.rope.low.length} columns (min/max band)` : "1 (every offset drawn)");
+  },
+});
