@@ -14,7 +14,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.staticfiles import StaticFiles
 
 from app import __version__
-from app.settings import PLOTLY_JS, STATIC_DIR
+from app.settings import GZIP_LEVEL, PLOTLY_JS, STATIC_DIR
 from app.web import errors
 from app.web.apidocs import operations
 from app.web.routing import api_router, page_router
@@ -43,7 +43,7 @@ def create_app() -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
-    app.add_middleware(GZipMiddleware, minimum_size=1024)
+    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=GZIP_LEVEL)
     app.add_middleware(SecurityMiddleware)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
 

@@ -21,3 +21,5 @@ MAX_BODY_BYTES = 256 * 1024
 API_CACHE_SECONDS = 3600
 # Total size of the response bodies kept in memory for repeated requests (per worker).
 RESPONSE_CACHE_BYTES = 64 * 1024 * 1024
+# gzip level for JSON and pages: 4 compresses float-heavy JSON ~4x at a fifth of level 9's cost.
+GZIP_LEVEL = 4

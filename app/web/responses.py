@@ -6,6 +6,7 @@ natively; NaN and ±inf become ``null`` (the score matrix uses NaN for masked ce
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 from typing import Any
 
@@ -15,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from app import __version__
-from app.settings import API_CACHE_SECONDS
+from app.settings import API_CACHE_SECONDS, GZIP_LEVEL
 
 _OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 
@@ -55,9 +56,20 @@ class JSONBytes(Response):
     media_type = "application/json"
 
 
-def cached_json(request: Request, body: bytes, etag: str) -> Response:
-    """A GET response that proxies and browsers may cache: ETag, Cache-Control, 304 on match."""
-    headers = {"ETag": etag, "Cache-Control": f"public, max-age={API_CACHE_SECONDS}"}
+def compress(body: bytes) -> bytes | None:
+    """gzip once, when it is worth it; the result is cached beside the body."""
+    return gzip.compress(body, GZIP_LEVEL, mtime=0) if len(body) >= 1024 else None
+
+
+def cached_json(request: Request, body: bytes, etag: str, compressed: bytes | None = None) -> Response:
+    """A GET response that proxies and browsers may cache: ETag, Cache-Control, 304 on match.
+
+    ``compressed`` is the body gzipped ahead of time: sent when the client accepts gzip, so a
+    repeated request costs no compression (the gzip middleware leaves encoded responses alone).
+    """
+    headers = {"ETag": etag, "Cache-Control": f"public, max-age={API_CACHE_SECONDS}", "Vary": "Accept-Encoding"}
     if etag in request.headers.get("if-none-match", ""):
         return Response(status_code=304, headers=headers)
+    if compressed is not None and "gzip" in request.headers.get("accept-encoding", ""):
+        return JSONBytes(compressed, headers={**headers, "Content-Encoding": "gzip"})
     return JSONBytes(body, headers=headers)

@@ -21,7 +21,7 @@ from starlette.responses import HTMLResponse, Response
 from app.web import errors
 from app.web.params import Params
 from app.settings import RESPONSE_CACHE_BYTES
-from app.web.responses import cached_json, dumps, embed_json, etag_for
+from app.web.responses import cached_json, compress, dumps, embed_json, etag_for
 from app.web.security import content_security_policy
 from app.web.templating import canonical_items, controls_for, field_specs, mathml, templates
 from app.web.views import View, ordered
@@ -37,18 +37,18 @@ class ByteBudgetCache:
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self.used = 0
-        self.entries: OrderedDict[Any, tuple[bytes, str]] = OrderedDict()
+        self.entries: OrderedDict[Any, tuple[bytes, str, bytes | None]] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, key: Any) -> tuple[bytes, str] | None:
+    def get(self, key: Any) -> tuple[bytes, str, bytes | None] | None:
         with self.lock:
             entry = self.entries.get(key)
             if entry is not None:
                 self.entries.move_to_end(key)
             return entry
 
-    def put(self, key: Any, entry: tuple[bytes, str]) -> None:
-        size = len(entry[0])
+    def put(self, key: Any, entry: tuple[bytes, str, bytes | None]) -> None:
+        size = len(entry[0]) + len(entry[2] or b"")
         if size > self.max_bytes // 4:
             return  # one giant body would evict everything else
         with self.lock:
@@ -57,8 +57,8 @@ class ByteBudgetCache:
             self.entries[key] = entry
             self.used += size
             while self.used > self.max_bytes:
-                _, (body, _) = self.entries.popitem(last=False)
-                self.used -= len(body)
+                _, (body, _, compressed) = self.entries.popitem(last=False)
+                self.used -= len(body) + len(compressed or b"")
 
     def clear(self) -> None:
         with self.lock:
@@ -69,15 +69,15 @@ class ByteBudgetCache:
 RESPONSE_CACHE = ByteBudgetCache(RESPONSE_CACHE_BYTES)
 
 
-def computed(view_name: str, params: Params) -> tuple[bytes, str]:
-    """JSON body and ETag of a view's result: computed once per distinct parameters."""
+def computed(view_name: str, params: Params) -> tuple[bytes, str, bytes | None]:
+    """JSON body, ETag and gzipped body of a view's result: computed once per distinct parameters."""
     from app.web.views import REGISTRY
 
     key = (view_name, params)
     entry = RESPONSE_CACHE.get(key)
     if entry is None:
         body = dumps(REGISTRY[view_name].compute(params))
-        entry = (body, etag_for(body))
+        entry = (body, etag_for(body), compress(body))
         RESPONSE_CACHE.put(key, entry)
     return entry
 
@@ -95,7 +95,7 @@ def _add_csv_route(router: APIRouter, view: View) -> None:
     model = view.params
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
-        _, etag = computed(view.name, params)
+        _, etag, _ = computed(view.name, params)
         header, rows = view.csv(view.compute(params))
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -125,8 +125,7 @@ def _add_api_route(router: APIRouter, view: View) -> None:
     model = view.params
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
-        body, etag = computed(view.name, params)
-        return cached_json(request, body, etag)
+        return cached_json(request, *computed(view.name, params))
 
     description = view.api_description or view.summary
     if view.examples:
@@ -196,7 +195,7 @@ def render_view(request: Request, view: View) -> Response:
     ]
     by_field = {item["param"]: item["msg"] + (f" (allowed: {item['allowed']})" if item.get("allowed") else "") for item in problems}
 
-    body, _ = computed(view.name, params)
+    body, _, _ = computed(view.name, params)
     compute_query = canonical_items(params, view.params)
     page_query = compute_query + canonical_items(display, view.display)
     full_query = [(name, value) for name, value in page_query if name != "embed"]
