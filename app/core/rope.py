@@ -116,3 +116,26 @@ def mean_phasors(starts: np.ndarray, sizes: np.ndarray, inv_freq: np.ndarray) ->
         np.sin(sizes * half_angle) / (sizes * np.where(small, 1.0, sin_half)),
     )
     return np.exp(1j * (starts + 0.5 * (sizes - 1.0)) * 2.0 * half_angle) * ratio
+
+
+def rotation_matrix(position: float, inv_freq: np.ndarray, pairing: str, dim: int) -> np.ndarray:
+    """Θ_m, the explicit ``(d, d)`` matrix with ``Θ_m x = rotate(x, [m], inv_freq, pairing)[0]``.
+
+    For every pair j with dimensions (a_j, b_j) and angle φ = m·θ_j it holds the 2×2 rotation
+    ``[[cos φ, −sin φ], [sin φ, cos φ]]`` in rows/columns (a_j, b_j); dims ≥ r are the identity.
+    With ``interleaved`` pairing it is block-diagonal (RoFormer eq. 15); with ``half`` it is the
+    same matrix conjugated by the permutation of :func:`interleaved_to_half`.
+    """
+    inv_freq = np.asarray(inv_freq, dtype=np.float64)
+    rotary_dim = 2 * len(inv_freq)
+    if rotary_dim > dim:
+        raise ValueError(f"rotary dimension {rotary_dim} exceeds the matrix size {dim}")
+    phi = float(position) * inv_freq
+    cos, sin = np.cos(phi), np.sin(phi)
+    a, b = pair_index(rotary_dim, pairing)
+    theta = np.eye(dim)
+    theta[a, a] = cos
+    theta[a, b] = -sin
+    theta[b, a] = sin
+    theta[b, b] = cos
+    return theta

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.core.rope import as_complex, block_partition, mean_phasors, offset_scores, rotate
+from app.core.rope import as_complex, block_partition, mean_phasors, offset_scores, rotate, rotation_matrix
 
 CONTENTS: tuple[str, ...] = ("repeated", "constant", "random")
 
@@ -66,19 +66,31 @@ def score_matrix(
         phasors = mean_phasors(starts, sizes, inv_freq)
         pooled_q = as_complex(q, rotary_dim, pairing) * phasors
         pooled_k = as_complex(k, rotary_dim, pairing) * phasors
-        scores = (np.conj(pooled_q) @ pooled_k.T).real + float(q[rotary_dim:] @ k[rotary_dim:])
+        # Re(conj(a)·b) = a.real·b.real + a.imag·b.imag: one real product instead of a complex one.
+        scores = _real_products(pooled_q, pooled_k) + float(q[rotary_dim:] @ k[rotary_dim:])
+        rotated_q = rotated_k = None
     else:
         positions = np.arange(seq_len)
-        pooled_q = np.add.reduceat(rotate(q, positions, inv_freq, pairing), starts, axis=0) / sizes[:, None]
-        pooled_k = np.add.reduceat(rotate(k, positions, inv_freq, pairing), starts, axis=0) / sizes[:, None]
+        rotated_q = rotate(q, positions, inv_freq, pairing)
+        rotated_k = rotate(k, positions, inv_freq, pairing)
+        pooled_q = np.add.reduceat(rotated_q, starts, axis=0) / sizes[:, None]
+        pooled_k = np.add.reduceat(rotated_k, starts, axis=0) / sizes[:, None]
         scores = pooled_q @ pooled_k.T
 
     if causal:
         blocks = len(starts)
         scores[np.triu_indices(blocks, 1)] = np.nan
         diagonal = np.arange(blocks)
-        scores[diagonal, diagonal] = _visible_diagonal_means(q, k, inv_freq, pairing, starts, sizes)
+        if rotated_q is None:
+            scores[diagonal, diagonal] = _visible_diagonal_means(q, k, inv_freq, pairing, starts, sizes)
+        else:
+            scores[diagonal, diagonal] = _visible_block_means(rotated_q, rotated_k, sizes)
     return {"scores": scores / np.sqrt(head_dim), "starts": starts, "sizes": sizes}
+
+
+def _real_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Re(conj(a) @ b.T) for complex ``(B, h)`` arrays, as one real ``(B, 2h) @ (2h, B)`` product."""
+    return np.concatenate([a.real, a.imag], axis=1) @ np.concatenate([b.real, b.imag], axis=1).T
 
 
 def _visible_diagonal_means(q, k, inv_freq, pairing, starts, sizes) -> np.ndarray:
@@ -89,10 +101,76 @@ def _visible_diagonal_means(q, k, inv_freq, pairing, starts, sizes) -> np.ndarra
         largest = int(sizes.max())
         backward = offset_scores(q, k, inv_freq, -np.arange(largest), pairing)
         return np.array([np.dot(size - np.arange(size), backward[:size]) for size in sizes]) / visible
-    sums = np.empty(len(starts))
-    for block, (start, size) in enumerate(zip(starts, sizes)):
-        positions = np.arange(start, start + size)
-        rotated_q = rotate(q[start : start + size], positions, inv_freq, pairing)
-        rotated_k = rotate(k[start : start + size], positions, inv_freq, pairing)
-        sums[block] = np.sum(rotated_q * np.cumsum(rotated_k, axis=0))
-    return sums / visible
+    positions = np.arange(int(starts[-1] + sizes[-1]))
+    return _visible_block_means(rotate(q, positions, inv_freq, pairing), rotate(k, positions, inv_freq, pairing), sizes)
+
+
+def _visible_block_means(rotated_q: np.ndarray, rotated_k: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Mean of R_m q_m · R_n k_n over n ≤ m inside each block, from the rotated ``(L, d)`` arrays.
+
+    Blocks are consecutive with the sizes given (all equal but possibly the last): the rows are
+    zero-padded to ``(B, size, d)`` so a cumulative sum over the keys runs inside each block only.
+    """
+    blocks, size = len(sizes), int(sizes[0])
+    length, dim = rotated_q.shape
+    padded_q = np.zeros((blocks * size, dim))
+    padded_k = np.zeros((blocks * size, dim))
+    padded_q[:length] = rotated_q
+    padded_k[:length] = rotated_k
+    keys_so_far = np.cumsum(padded_k.reshape(blocks, size, dim), axis=1)
+    sums = np.einsum("bsd,bsd->b", padded_q.reshape(blocks, size, dim), keys_so_far)
+    return sums / (sizes * (sizes + 1) / 2.0)
+
+
+def diagonal_spread(matrix: np.ndarray) -> dict[str, float | int | None]:
+    """How far a square matrix is from Toeplitz: the largest (max − min) along any diagonal.
+
+    matrix: ``(B, B)``; NaN entries (masked cells) are ignored.  Diagonal o holds the cells
+    (i, i + o) for o = −(B−1) … B−1.  Returns ``spread`` (the largest max − min over the finite
+    cells of one diagonal; 0 for a Toeplitz matrix, None when no diagonal has two finite cells),
+    the ``offset`` o where it occurs, and ``scale`` = max |entry| over finite cells (None if none).
+    Cost O(B²).
+    """
+    values = np.asarray(matrix, dtype=np.float64)
+    size = values.shape[0]
+    if values.ndim != 2 or values.shape[1] != size:
+        raise ValueError(f"matrix must be square, got shape {values.shape}")
+    finite = np.isfinite(values)
+    scale = float(np.max(np.abs(values[finite]))) if finite.any() else None
+    # Row i shifted so that column j lands at j − i + (B − 1): column index = diagonal offset.
+    shifted = np.full((size, 2 * size - 1), np.nan)
+    rows = np.arange(size)[:, None]
+    shifted[rows, np.arange(size)[None, :] - rows + size - 1] = np.where(finite, values, np.nan)
+    high = np.fmax.reduce(shifted, axis=0)
+    low = np.fmin.reduce(shifted, axis=0)
+    spread = high - low
+    if not np.isfinite(spread).any():
+        return {"spread": None, "offset": None, "scale": scale}
+    where = int(np.nanargmax(spread))
+    return {"spread": float(spread[where]), "offset": where - (size - 1), "scale": scale}
+
+
+def theta_identity_errors(
+    inv_freq: np.ndarray, pairing: str, dim: int, pairs: list[tuple[int, int]]
+) -> list[dict[str, float | int]]:
+    """Check Θ_mᵀ Θ_n = Θ_{n−m} and Θ_mᵀ Θ_m = I with explicit ``(d, d)`` matrices.
+
+    For each (m, n) in ``pairs`` builds Θ_m, Θ_n and Θ_{n−m} with
+    :func:`app.core.rope.rotation_matrix` and returns ``m``, ``n``, ``shift_error`` =
+    max |Θ_mᵀΘ_n − Θ_{n−m}| and ``orthogonality_error`` = max |Θ_mᵀΘ_m − I|.  Cost O(d³) per pair.
+    """
+    identity = np.eye(dim)
+    results = []
+    for m, n in pairs:
+        theta_m = rotation_matrix(m, inv_freq, pairing, dim)
+        theta_n = rotation_matrix(n, inv_freq, pairing, dim)
+        theta_offset = rotation_matrix(n - m, inv_freq, pairing, dim)
+        results.append(
+            {
+                "m": int(m),
+                "n": int(n),
+                "shift_error": float(np.max(np.abs(theta_m.T @ theta_n - theta_offset))),
+                "orthogonality_error": float(np.max(np.abs(theta_m.T @ theta_m - identity))),
+            }
+        )
+    return results

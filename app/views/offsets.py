@@ -1,0 +1,253 @@
+"""Score against offset: s(Δ) up to long ranges for several bases, constant vs random content, p-RoPE."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import Field, ValidationInfo, field_validator
+
+from app.core.clock import near_returns
+from app.core.decimate import minmax_envelope
+from app.core.frequencies import inverse_frequencies
+from app.core.offsets import column_envelope, log_columns, offset_curves
+from app.core.rope import as_complex, block_partition
+from app.core.scores import content_vectors
+from app.settings import MAX_CURVE_COLUMNS
+from app.web.fields import HeadDim, Seed
+from app.web.params import UI, Params
+from app.web.views import View, register
+
+MAX_OFFSET = 1_048_576
+# Work per request: offsets × pairs × bases × curves (one per seed with random content).  2^27 is
+# 131072 offsets × 64 pairs × 2 bases × 8 seeds, about 10–20 ms here.
+BUDGET = 2**27
+SEED_CHUNK = 8
+
+BaseValue = Annotated[float, Field(gt=1, le=1e9, allow_inf_nan=False)]
+
+
+class OffsetsParams(Params):
+    head_dim: HeadDim = 128
+    bases: Annotated[
+        tuple[BaseValue, ...],
+        Field(min_length=1, max_length=4, description="One to four RoPE bases b (rope_theta) drawn on top of each other."),
+        UI("Bases b", kind="list", help="Up to 4, comma-separated, e.g. 10000, 500000."),
+    ] = (10000.0, 500000.0)
+    max_offset: Annotated[
+        int,
+        Field(ge=16, le=MAX_OFFSET, description="Largest offset Δ; every Δ in 0 … max_offset is computed."),
+        UI("Largest offset", kind="log", unit="tokens"),
+    ] = 131072
+    content: Annotated[
+        Literal["constant", "random"],
+        Field(
+            description="'constant': q = k = (1, …, 1), the RoFormer long-range-decay picture. 'random': "
+            "`seeds` independent standard-normal q, k draws; the curve is their mean with a ±1 standard deviation band."
+        ),
+        UI("Content"),
+    ] = "constant"
+    seed: Seed = 0
+    seeds: Annotated[
+        int,
+        Field(ge=1, le=64, description="Number of random (q, k) draws, seeds seed … seed + seeds − 1 (random content only)."),
+        UI("Random draws"),
+    ] = 8
+    drop_percent: Annotated[
+        float,
+        Field(
+            ge=0,
+            le=100,
+            allow_inf_nan=False,
+            description="p-RoPE (Barbero et al. 2024): the lowest-frequency x% of the pairs stop rotating (θ_j = 0). "
+            "The first int((1 − x/100)·d // 2) pairs keep their θ_j, as transformers' 'proportional' rope_type computes.",
+        ),
+        UI("p-RoPE: drop lowest frequencies", unit="%", step=1),
+    ] = 0.0
+    hand: Annotated[
+        int,
+        Field(ge=0, le=511, description="Pair j whose near-returns are marked (θ_j of the first base)."),
+        UI("Mark returns of hand j"),
+    ] = 0
+    columns: Annotated[
+        int,
+        Field(ge=50, le=MAX_CURVE_COLUMNS, description="Pixel columns: each column reports the min and max of the curve over its offsets."),
+        UI("Pixel columns"),
+    ] = 800
+    spacing: Annotated[
+        Literal["log", "linear"],
+        Field(description="Column widths for a logarithmic offset axis (from Δ = 1) or a linear one (from Δ = 0)."),
+        UI("Offset axis"),
+    ] = "log"
+
+    @field_validator("max_offset")
+    @classmethod
+    def _within_budget(cls, value: int, info: ValidationInfo) -> int:
+        head_dim, bases = info.data.get("head_dim"), info.data.get("bases")
+        if head_dim is not None and bases is not None and value * (head_dim // 2) * len(bases) > BUDGET:
+            raise ValueError(
+                f"max_offset × head_dim/2 × number of bases must be at most {BUDGET} "
+                f"(got {value} × {head_dim // 2} × {len(bases)}); lower one of them"
+            )
+        return value
+
+    @field_validator("seeds")
+    @classmethod
+    def _seeds_within_budget(cls, value: int, info: ValidationInfo) -> int:
+        head_dim, bases, max_offset = info.data.get("head_dim"), info.data.get("bases"), info.data.get("max_offset")
+        if info.data.get("content") != "random" or None in (head_dim, bases, max_offset):
+            return value
+        if max_offset * (head_dim // 2) * len(bases) * value > BUDGET:
+            raise ValueError(
+                f"with random content max_offset × head_dim/2 × number of bases × seeds must be at most {BUDGET} "
+                f"(got {max_offset} × {head_dim // 2} × {len(bases)} × {value})"
+            )
+        return value
+
+    @field_validator("hand")
+    @classmethod
+    def _hand_exists(cls, value: int, info: ValidationInfo) -> int:
+        head_dim = info.data.get("head_dim")
+        if head_dim is not None and value >= head_dim // 2:
+            raise ValueError(f"hand must be below head_dim/2 = {head_dim // 2} (got {value})")
+        return value
+
+
+def kept_pairs(head_dim: int, drop_percent: float) -> int:
+    """Pairs that keep rotating under p-RoPE: int(p·d // 2) with p = 1 − x/100 (HF 'proportional')."""
+    return int((1.0 - drop_percent / 100.0) * head_dim // 2)
+
+
+def prope_ladder(head_dim: int, base: float, drop_percent: float) -> np.ndarray:
+    """θ_j = b^(−2j/d) for the kept (fastest) pairs, 0 for the dropped (slowest, highest j) ones."""
+    inv_freq = inverse_frequencies(head_dim, base)
+    inv_freq[kept_pairs(head_dim, drop_percent) :] = 0.0
+    return inv_freq
+
+
+def _weights(params: OffsetsParams) -> np.ndarray:
+    """w_j = conj(z_q,j)·z_k,j for each content draw: ``(S, d/2)`` complex."""
+    if params.content == "constant":
+        draws = [content_vectors("constant", 0, params.head_dim, 0)]
+    else:
+        draws = [content_vectors("repeated", 0, params.head_dim, params.seed + i) for i in range(params.seeds)]
+    return np.array([np.conj(as_complex(q, params.head_dim, "interleaved")) * as_complex(k, params.head_dim, "interleaved") for q, k in draws])
+
+
+def compute_offsets(params: OffsetsParams) -> dict[str, Any]:
+    count = params.max_offset + 1
+    scale = 1.0 / math.sqrt(params.head_dim)
+    if params.spacing == "log":
+        starts, sizes = log_columns(1, count, params.columns)
+    else:
+        starts, sizes = block_partition(count, params.columns)  # the columns minmax_envelope uses
+    stops = starts + sizes
+    first = int(starts[0])
+    weights = _weights(params)
+    curves = []
+    for base in params.bases:
+        inv_freq = prope_ladder(params.head_dim, base, params.drop_percent)
+        total = np.zeros(count)
+        squares = np.zeros(count)
+        for chunk in range(0, len(weights), SEED_CHUNK):
+            values = offset_curves(weights[chunk : chunk + SEED_CHUNK], inv_freq, count) * scale
+            total += values.sum(axis=0)
+            squares += np.square(values).sum(axis=0)
+        mean = total / len(weights)
+        curve: dict[str, Any] = {"base": base, "s0": float(mean[0])}
+        reduce = (lambda y: column_envelope(y[first:], starts - first)) if params.spacing == "log" else _linear(params.columns)
+        curve["low"], curve["high"] = reduce(mean)
+        if params.content == "random":
+            # Population standard deviation over the draws, from the running sums (float64).
+            std = np.sqrt(np.maximum(squares / len(weights) - mean**2, 0.0))
+            curve["band_low"], _ = reduce(mean - std)
+            _, curve["band_high"] = reduce(mean + std)
+            curve["std0"] = float(std[0])
+        else:
+            curve["band_low"] = curve["band_high"] = None
+        tail = mean[max(1, count - count // 10) :]
+        lowest = int(np.argmin(mean[1:])) + 1
+        curve["min"] = {"delta": lowest, "value": float(mean[lowest])}
+        curve["tail_max_abs"] = float(np.max(np.abs(tail)))
+        curves.append(curve)
+
+    theta = float(prope_ladder(params.head_dim, params.bases[0], params.drop_percent)[params.hand])
+    centres = np.sqrt(starts * (stops - 1.0)) if params.spacing == "log" else (starts + stops - 1) / 2.0
+    kept = kept_pairs(params.head_dim, params.drop_percent)
+    return {
+        **params.model_dump(),
+        "pairs": params.head_dim // 2,
+        "kept_pairs": kept,
+        "dropped_pairs": params.head_dim // 2 - kept,
+        "scale": scale,
+        "total_points": count - first,
+        "column_start": starts,
+        "column_stop": stops,
+        "points_per_column": sizes,
+        "max_points_per_column": int(sizes.max()),
+        "x": centres,
+        "curves": curves,
+        "returns": {
+            "hand": params.hand,
+            "theta": theta,
+            "period": 2.0 * math.pi / theta if theta > 0 else None,
+            "marks": near_returns(theta, count) if theta > 0 else [],
+        },
+    }
+
+
+def _linear(columns: int):
+    def reduce(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        envelope = minmax_envelope(y, columns)
+        return envelope["low"], envelope["high"]
+
+    return reduce
+
+
+def offsets_csv(data: dict[str, Any]):
+    header = ["delta_start", "delta_stop (exclusive)", "points"]
+    for curve in data["curves"]:
+        base = f"{curve['base']:g}"
+        header += [f"min s (base {base})", f"max s (base {base})"]
+        if curve["band_low"] is not None:
+            header += [f"min of mean-std (base {base})", f"max of mean+std (base {base})"]
+    rows = []
+    for i, (start, stop, size) in enumerate(zip(data["column_start"], data["column_stop"], data["points_per_column"])):
+        row: list[Any] = [int(start), int(stop), int(size)]
+        for curve in data["curves"]:
+            row += [float(curve["low"][i]), float(curve["high"][i])]
+            if curve["band_low"] is not None:
+                row += [float(curve["band_low"][i]), float(curve["band_high"][i])]
+        rows.append(row)
+    return header, rows
+
+
+register(
+    View(
+        name="offsets",
+        title="Score against offset",
+        summary="s(Δ) out to 131072 tokens: decay for constant content, none for random content, and p-RoPE.",
+        section="Rotary",
+        order=60,
+        api_path="/api/rope/offsets",
+        params=OffsetsParams,
+        compute=compute_offsets,
+        formulas=(
+            r"s(\Delta) = \frac{1}{\sqrt{d}} \sum_{j} \operatorname{Re}\!\left(\overline{z_{q,j}}\, z_{k,j}\, e^{i\Delta\theta_j}\right),"
+            r"\quad z_{x,j} = x_{2j} + i\,x_{2j+1}",
+            r"\text{constant } q = k = \mathbf{1}: \quad s(\Delta) = \frac{2}{\sqrt{d}} \sum_j \cos(\Delta\theta_j)",
+            r"\text{p-RoPE: } \theta_j = 0 \text{ for } j \ge \lfloor p\,d/2 \rfloor,\ p = 1 - x/100",
+        ),
+        csv=offsets_csv,
+        api_description=(
+            "s(Δ) = ⟨Θ_m q, Θ_{m+Δ} k⟩/√d (interleaved pairs) at every offset Δ in 0 … max_offset, for each base, "
+            "reduced to pixel columns: `low`/`high` are the exact min and max of the curve over the offsets of each "
+            "column (`column_start` … `column_stop` − 1, `points_per_column` of them; log columns start at Δ = 1, "
+            "s(0) is `s0`).  With random content the curve is the mean over `seeds` draws and `band_low`/`band_high` "
+            "are the column min of mean − std and max of mean + std.  `returns.marks` lists the offsets where hand "
+            "`hand` comes back closer to its start than ever before."
+        ),
+        examples=("bases=10000&bases=500000&max_offset=131072", "content=random&seeds=16&max_offset=8192", "drop_percent=25&spacing=linear&max_offset=4096"),
+    )
+)

@@ -1,0 +1,162 @@
+"""The score matrix s_mn: Toeplitz for repeated content, checked numerically, with the notes' what-ifs."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import Field, ValidationInfo, field_validator
+
+from app.core.frequencies import inverse_frequencies
+from app.core.scores import content_vectors, diagonal_spread, score_matrix, theta_identity_errors
+from app.settings import MAX_HEATMAP_CELLS
+from app.web.fields import Base, Content, Pairing, Seed
+from app.web.params import UI, Params
+from app.web.views import View, register
+
+MAX_SEQ_LEN = 131072
+MAX_RANDOM_LEN = 4096
+# Random content draws and rotates seq_len × head_dim numbers per request.
+MAX_RANDOM_CELLS = 4096 * 64
+MAX_HEAD_DIM = 256
+
+ScoresHeadDim = Annotated[
+    int,
+    Field(
+        ge=2,
+        le=MAX_HEAD_DIM,
+        multiple_of=2,
+        description=f"Dimension of one attention head's queries and keys (even, at most {MAX_HEAD_DIM} here: the "
+        "page checks Θ_mᵀΘ_n = Θ_{n−m} with explicit d×d matrices).",
+    ),
+    UI("Head dimension d", step=2),
+]
+
+
+class ScoresParams(Params):
+    content: Content = "repeated"
+    seq_len: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=MAX_SEQ_LEN,
+            description=f"Number of positions L (at most {MAX_RANDOM_LEN} with random content). Above "
+            f"{MAX_HEATMAP_CELLS} the matrix is averaged over blocks of consecutive positions.",
+        ),
+        UI("Sequence length L", kind="log"),
+    ] = 64
+    head_dim: ScoresHeadDim = 64
+    base: Base = 10000.0
+    pairing: Pairing = "interleaved"
+    seed: Seed = 0
+    causal: Annotated[bool, Field(description="Mask keys after the query (null in the matrix)."), UI("Causal mask")] = False
+    theta_override: Annotated[
+        Literal["none", "zero", "pi"],
+        Field(
+            description="What-if: 'none' uses the ladder θ_j = base^(−2j/d); 'zero' sets every θ_j = 0 (no rotation, "
+            "position vanishes); 'pi' sets every θ_j = π (each step flips every pair: alternating signs)."
+        ),
+        UI("What if every θ_j were…", help="none: the real ladder · zero: θ = 0 · pi: θ = π"),
+    ] = "none"
+
+    @field_validator("seq_len")
+    @classmethod
+    def _random_is_bounded(cls, value: int, info: ValidationInfo) -> int:
+        if info.data.get("content") == "random" and value > MAX_RANDOM_LEN:
+            raise ValueError(f"with random content seq_len must be at most {MAX_RANDOM_LEN} (got {value})")
+        return value
+
+    @field_validator("head_dim")
+    @classmethod
+    def _random_budget(cls, value: int, info: ValidationInfo) -> int:
+        seq_len = info.data.get("seq_len")
+        if info.data.get("content") == "random" and seq_len is not None and seq_len * value > MAX_RANDOM_CELLS:
+            raise ValueError(
+                f"with random content seq_len × head_dim must be at most {MAX_RANDOM_CELLS} "
+                f"(got {seq_len} × {value}); lower one of them"
+            )
+        return value
+
+
+def ladder(params: ScoresParams) -> np.ndarray:
+    """θ_j for the current settings, after the what-if override."""
+    inv_freq = inverse_frequencies(params.head_dim, params.base)
+    if params.theta_override == "zero":
+        return np.zeros_like(inv_freq)
+    if params.theta_override == "pi":
+        return np.full_like(inv_freq, math.pi)
+    return inv_freq
+
+
+def identity_pairs(seq_len: int) -> list[tuple[int, int]]:
+    """A few (m, n) position pairs inside the matrix: both corners, a pair in the middle, a diagonal cell."""
+    last = seq_len - 1
+    pairs = [(0, last), (last, 0), (last // 3, (2 * last) // 3), (last // 2, last // 2)]
+    return list(dict.fromkeys(pairs))
+
+
+def compute_scores(params: ScoresParams) -> dict[str, Any]:
+    inv_freq = ladder(params)
+    q, k = content_vectors(params.content, params.seq_len, params.head_dim, params.seed)
+    reduced = score_matrix(q, k, inv_freq, params.pairing, params.seq_len, MAX_HEATMAP_CELLS, params.causal)
+    scores, starts, sizes = reduced["scores"], reduced["starts"], reduced["sizes"]
+    full_blocks = int(np.sum(sizes == sizes[0]))
+    toeplitz = diagonal_spread(scores[:full_blocks, :full_blocks])
+    finite = scores[np.isfinite(scores)]
+    identity = theta_identity_errors(inv_freq, params.pairing, params.head_dim, identity_pairs(params.seq_len))
+    return {
+        **params.model_dump(),
+        "block": int(sizes[0]),
+        "starts": starts,
+        "sizes": sizes,
+        "scores": scores,
+        "inv_freq": inv_freq,
+        "full_blocks": full_blocks,
+        "toeplitz": toeplitz,
+        "toeplitz_relative": (
+            toeplitz["spread"] / toeplitz["scale"] if toeplitz["spread"] is not None and toeplitz["scale"] else None
+        ),
+        "identity": identity,
+        "identity_max_error": max(item["shift_error"] for item in identity),
+        "orthogonality_max_error": max(item["orthogonality_error"] for item in identity),
+        "score_min": float(finite.min()) if finite.size else None,
+        "score_max": float(finite.max()) if finite.size else None,
+        # q·k/√d for one repeated q and k: the whole matrix when θ = 0, ± it when θ = π.
+        "content_dot": float(q @ k) / math.sqrt(params.head_dim) if np.ndim(q) == 1 else None,
+    }
+
+
+def scores_csv(data: dict[str, Any]):
+    header = ["query block start \\ key block start", *[int(start) for start in data["starts"]]]
+    rows = [[int(start), *row] for start, row in zip(data["starts"], np.asarray(data["scores"]).tolist())]
+    return header, rows
+
+
+register(
+    View(
+        name="scores",
+        title="The score matrix",
+        summary="Every query against every key: for one repeated token the diagonals are constant (Toeplitz).",
+        section="Rotary",
+        order=50,
+        api_path="/api/rope/scores",
+        params=ScoresParams,
+        compute=compute_scores,
+        formulas=(
+            r"s_{mn} = \frac{\langle \Theta_m q_m,\, \Theta_n k_n \rangle}{\sqrt{d}}",
+            r"\Theta_m^\top \Theta_n = \Theta_{n-m} \;\Rightarrow\; s_{mn} = \frac{q^\top \Theta_{n-m}\, k}{\sqrt{d}}"
+            r"\ \text{ when } q_m = q,\ k_n = k",
+            r"\text{block mean: } \bar s_{AC} = \frac{1}{|A|\,|C|} \sum_{m \in A} \sum_{n \in C} s_{mn}",
+        ),
+        csv=scores_csv,
+        api_description=(
+            "s_mn = ⟨Θ_m q_m, Θ_n k_n⟩/√d for positions 0..L−1.  `scores[a][c]` is the mean over the positions "
+            "of query block a and key block c (`starts`, `sizes`; blocks of one position when L ≤ 512, i.e. the "
+            "exact matrix).  Masked cells are null.  `toeplitz.spread` is the largest max − min along any "
+            "diagonal of the full-size blocks (0 for a Toeplitz matrix); `identity` checks Θ_mᵀΘ_n = Θ_{n−m} "
+            "with explicit d×d matrices for a few (m, n).  `theta_override` replaces every θ_j by 0 or π."
+        ),
+        examples=("seq_len=32&head_dim=8&content=constant", "seq_len=131072&causal=true", "theta_override=pi&seq_len=16"),
+    )
+)

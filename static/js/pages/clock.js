@@ -1,0 +1,343 @@
+// A clock with many hands.  One request brings θ_j; the browser turns the hands: hand j points at
+// m·θ_j mod 2π (the same IEEE double multiply and remainder the server would do).  Playing advances
+// m on animation frames and writes it to the address at most four times a second (replaceState);
+// pausing or stepping writes it with pushState.
+
+import { startPage } from "../lib/page.js";
+import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+
+const TWO_PI = 2 * Math.PI;
+const SYNC_MS = 250;
+const MAX_POSITION = 1000000;
+
+function out(name, text) {
+  const slot = document.querySelector(`[data-out="${name}"]`);
+  if (slot) slot.textContent = text;
+}
+
+function tokens(value) {
+  return `${fmt(value, 4)} tokens`;
+}
+
+function radians(value) {
+  return `${fmt(value, 6)} rad (${fmt((value * 180) / Math.PI, 4)}°)`;
+}
+
+// ---- the dial grid ------------------------------------------------------------------------------
+
+function layoutGrid(hands) {
+  const columns = Math.min(16, Math.max(4, Math.ceil(Math.sqrt(2 * hands))));
+  const rows = Math.ceil(hands / columns);
+  const centres = [];
+  for (let j = 0; j < hands; j += 1) centres.push([j % columns, -Math.floor(j / columns) * 1.25]);
+  return { columns, rows, centres };
+}
+
+function clockTraces(data, position) {
+  const { centres } = layoutGrid(data.hands);
+  const ring = { x: [], y: [] };
+  const ticks = { x: [], y: [] };
+  const hands = { x: [], y: [], text: [] };
+  const labels = { x: [], y: [], text: [] };
+  const radius = 0.42;
+  centres.forEach(([cx, cy], j) => {
+    for (let i = 0; i <= 48; i += 1) {
+      const t = (TWO_PI * i) / 48;
+      ring.x.push(cx + radius * Math.cos(t));
+      ring.y.push(cy + radius * Math.sin(t));
+    }
+    ring.x.push(null);
+    ring.y.push(null);
+    ticks.x.push(cx + radius, cx + radius * 1.18, null);
+    ticks.y.push(cy, cy, null);
+    const angle = (position * data.inv_freq[j]) % TWO_PI;
+    hands.x.push(cx, cx + 0.9 * radius * Math.cos(angle), null);
+    hands.y.push(cy, cy + 0.9 * radius * Math.sin(angle), null);
+    const hover = `hand ${j}<br>θ = ${fmt(data.inv_freq[j], 6)} rad/token<br>period ${tokens(data.period[j])}` +
+      `<br>angle at m = ${position}: ${fmt((angle * 180) / Math.PI, 6)}°`;
+    hands.text.push(hover, hover, "");
+    labels.x.push(cx);
+    labels.y.push(cy - radius - 0.16);
+    labels.text.push(`j=${j} · ${fmt(data.period[j], 3)}`);
+  });
+  const presenterScale = lineWidth(1);
+  return [
+    { type: "scatter", mode: "lines", x: ring.x, y: ring.y, line: { color: "#c9c9d0", width: presenterScale }, hoverinfo: "skip", showlegend: false },
+    { type: "scatter", mode: "lines", x: ticks.x, y: ticks.y, line: { color: "#9a9aa2", width: presenterScale }, hoverinfo: "skip", showlegend: false },
+    {
+      type: "scatter",
+      mode: "lines",
+      x: hands.x,
+      y: hands.y,
+      text: hands.text,
+      hoverinfo: "text",
+      name: "hands",
+      line: { color: COLORS[0], width: lineWidth(2.5) },
+      showlegend: false,
+    },
+    {
+      type: "scatter",
+      mode: "text",
+      x: labels.x,
+      y: labels.y,
+      text: labels.text,
+      textfont: { size: data.hands > 64 ? 8 : 10, color: "#333" },
+      hoverinfo: "skip",
+      showlegend: false,
+    },
+  ];
+}
+
+function drawClock(data, position) {
+  const { columns, rows } = layoutGrid(data.hands);
+  const height = Math.max(260, Math.min(900, 70 + rows * (1000 / Math.max(columns, 8))));
+  draw("plot-clock", clockTraces(data, position), {
+    title: { text: `Position m = ${position}: ${data.hands} hands (label: pair j · period in tokens)` },
+    xaxis: { visible: false, range: [-0.6, columns - 0.4], fixedrange: true },
+    yaxis: { visible: false, range: [-(rows - 1) * 1.25 - 0.75, 0.6], scaleanchor: "x", fixedrange: true },
+    height,
+    margin: { l: 10, r: 10, t: 44, b: 10 },
+    hovermode: "closest",
+    uirevision: "clock",
+  });
+  out("position_now", String(position));
+}
+
+// ---- the aliasing view --------------------------------------------------------------------------
+
+function aliasTraces(hand, positions, axes, highlight, title) {
+  const ring = { x: [], y: [] };
+  for (let i = 0; i <= 96; i += 1) {
+    const t = (TWO_PI * i) / 96;
+    ring.x.push(Math.cos(t));
+    ring.y.push(Math.sin(t));
+  }
+  const dots = { x: [], y: [], text: [], color: [], size: [] };
+  const labels = { x: [], y: [], text: [] };
+  const spokes = { x: [], y: [] };
+  positions.forEach((p, i) => {
+    const a = hand.angles[i];
+    const marked = highlight.includes(p);
+    dots.x.push(Math.cos(a));
+    dots.y.push(Math.sin(a));
+    dots.text.push(`position ${p}<br>angle ${fmt(a, 6)} rad (${fmt((a * 180) / Math.PI, 5)}°)`);
+    dots.color.push(marked ? COLORS[1] : COLORS[0]);
+    dots.size.push(lineWidth(marked ? 6 : 4) * 2);
+    // Stagger the labels of crowded points outwards so they stay readable.
+    const crowded = Math.abs(hand.step) < 0.25 || positions.length > 24;
+    const r = 1.16 + (crowded ? 0.13 * (i % 3) : 0);
+    labels.x.push(r * Math.cos(a));
+    labels.y.push(r * Math.sin(a));
+    labels.text.push(String(p));
+    if (marked) {
+      spokes.x.push(0, Math.cos(a), null);
+      spokes.y.push(0, Math.sin(a), null);
+    }
+  });
+  return [
+    { type: "scatter", mode: "lines", x: ring.x, y: ring.y, xaxis: axes[0], yaxis: axes[1], line: { color: "#c9c9d0", width: 1 }, hoverinfo: "skip", showlegend: false },
+    { type: "scatter", mode: "lines", x: spokes.x, y: spokes.y, xaxis: axes[0], yaxis: axes[1], line: { color: COLORS[1], width: lineWidth(2), dash: "dot" }, hoverinfo: "skip", showlegend: false },
+    {
+      type: "scatter",
+      mode: "markers",
+      x: dots.x,
+      y: dots.y,
+      text: dots.text,
+      hoverinfo: "text",
+      name: title,
+      xaxis: axes[0],
+      yaxis: axes[1],
+      marker: { color: dots.color, size: dots.size, line: { color: "#fff", width: 1 } },
+      showlegend: false,
+    },
+    {
+      type: "scatter",
+      mode: "text",
+      x: labels.x,
+      y: labels.y,
+      text: labels.text,
+      xaxis: axes[0],
+      yaxis: axes[1],
+      textfont: { size: 11 },
+      hoverinfo: "skip",
+      showlegend: false,
+    },
+  ];
+}
+
+function drawAlias(data) {
+  const { fast, slow, positions } = data.alias;
+  const partner = fast.closest.delta;
+  const highlight = [0, partner];
+  const square = (domain, anchor) => ({
+    domain,
+    range: [-1.6, 1.6],
+    visible: false,
+    fixedrange: true,
+    ...(anchor ? { scaleanchor: anchor } : {}),
+  });
+  draw(
+    "plot-alias",
+    [
+      ...aliasTraces(fast, positions, ["x", "y"], highlight, "fast hand"),
+      ...aliasTraces(slow, positions, ["x2", "y2"], highlight, "slow hand"),
+    ],
+    {
+      title: { text: `Positions 0 … ${data.alias.count - 1} on two hands (orange: positions 0 and ${partner})` },
+      xaxis: square([0, 0.46]),
+      yaxis: square([0, 1], "x"),
+      xaxis2: square([0.54, 1]),
+      yaxis2: { ...square([0, 1], "x2"), anchor: "x2" },
+      annotations: [
+        { text: `fast hand θ = ${fmt(fast.theta, 6)} (period ${fmt(fast.period, 4)})`, x: 0.23, y: -0.04, xref: "paper", yref: "paper", showarrow: false, yanchor: "top" },
+        { text: `slow hand θ = ${fmt(slow.theta, 6)} (period ${fmt(slow.period, 4)})`, x: 0.77, y: -0.04, xref: "paper", yref: "paper", showarrow: false, yanchor: "top" },
+      ],
+      height: 460,
+      margin: { b: 50 },
+    },
+  );
+}
+
+function handRows(data, position) {
+  const body = document.querySelector('[data-out="hand_rows"]');
+  if (!body) return;
+  const rows = data.inv_freq.map((theta, j) => {
+    const row = document.createElement("tr");
+    const angle = ((position * theta) % TWO_PI) * (180 / Math.PI);
+    const values = [j, fmt(theta, 6), fmt(data.period[j], 6), fmt(data.turns_in_context[j], 5), fmt(angle, 6)];
+    for (const value of values) {
+      const cell = document.createElement("td");
+      cell.textContent = String(value);
+      row.appendChild(cell);
+    }
+    if (data.completes_turn[j]) row.className = "full-turn";
+    return row;
+  });
+  body.replaceChildren(...rows);
+}
+
+function readouts(data) {
+  const last = data.hands - 1;
+  out("hands", String(data.hands));
+  out("periods", `${tokens(data.period[0])} … ${tokens(data.period[last])}`);
+  out("full_turns", `${data.hands_full_turn} of ${data.hands} within L = ${data.context_len}`);
+  const d = data.distinct;
+  out(
+    "distinct",
+    `${d.all_distinct ? "yes" : "no"}: every two positions differ by at least ${radians(d.separation)} on some hand ` +
+      `(tightest at offset Δ = ${d.delta}, hand ${d.hand})`,
+  );
+  out(
+    "slowest",
+    data.slowest_alone_distinct
+      ? `yes: its period ${tokens(data.period[last])} is longer than L − 1`
+      : `no: it completes a turn within L (period ${tokens(data.period[last])})`,
+  );
+  const { fast, slow } = data.alias;
+  out("fast_return", `positions 0 and ${fast.closest.delta}: ${radians(fast.closest.gap)}`);
+  out("fast_step", radians(fast.step));
+  out(
+    "slow_gaps",
+    `0 and ${fast.closest.delta}: ${radians(slow.partner_gap)}; consecutive: ${radians(slow.step)}; ` +
+      `all ${data.alias.count} ${slow.in_order ? "in order within" : "spread over"} ${fmt(slow.span, 4)} rad`,
+  );
+}
+
+// ---- animation ----------------------------------------------------------------------------------
+
+let latest = null; // {data, state}
+let current = 0; // the position drawn
+let synced = null; // the position last written to the page state / address
+let playing = false;
+let frameId = 0;
+let lastTime = null;
+let carry = 0;
+let lastSync = 0;
+
+function positionBox() {
+  return document.querySelector('input[data-param="position"][data-role="box"]');
+}
+
+// Hand the position to the page controller as if typed: it updates state, the slider and the address.
+function sync(push) {
+  const box = positionBox();
+  if (!box) return;
+  if (current !== synced) {
+    synced = current;
+    box.value = String(current);
+    box.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+  if (push) box.dispatchEvent(new Event("change", { bubbles: true }));
+}
+
+function moveTo(position, push) {
+  current = Math.max(0, Math.min(MAX_POSITION, position));
+  if (latest) drawClock(latest.data, current);
+  sync(push);
+}
+
+function frame(now) {
+  if (!playing || !latest) return;
+  if (lastTime === null) lastTime = now;
+  carry += ((now - lastTime) / 1000) * latest.state.speed;
+  lastTime = now;
+  const steps = Math.floor(carry);
+  if (steps > 0) {
+    carry -= steps;
+    current = Math.min(MAX_POSITION, current + steps);
+    drawClock(latest.data, current);
+    if (current >= MAX_POSITION) {
+      setPlaying(false);
+      return;
+    }
+  }
+  if (now - lastSync >= SYNC_MS) {
+    lastSync = now;
+    sync(false);
+  }
+  frameId = requestAnimationFrame(frame);
+}
+
+function setPlaying(on) {
+  playing = on;
+  const button = document.querySelector('[data-clock="play"]');
+  if (button) {
+    button.setAttribute("aria-pressed", String(on));
+    button.textContent = on ? "Pause" : "Play";
+  }
+  cancelAnimationFrame(frameId);
+  if (on) {
+    lastTime = null;
+    carry = 0;
+    lastSync = performance.now();
+    frameId = requestAnimationFrame(frame);
+  } else {
+    sync(true);
+  }
+}
+
+document.querySelector(".transport")?.addEventListener("click", (event) => {
+  const button = event.target.closest("[data-clock]");
+  if (!button) return;
+  const action = button.dataset.clock;
+  if (action === "play") setPlaying(!playing);
+  else if (action === "step") moveTo(current + 1, true);
+  else if (action === "back") moveTo(current - 1, true);
+  else if (action === "reset") moveTo(0, true);
+});
+
+startPage({
+  draw(data, state) {
+    const first = latest === null;
+    latest = { data, state };
+    // A position that did not come from the animation (slider, Back/Forward, first paint) wins.
+    if (first || state.position !== synced) {
+      current = Number.isInteger(state.position) ? state.position : 0;
+      synced = current;
+    }
+    drawClock(data, current);
+    drawAlias(data);
+    handRows(data, current);
+    readouts(data);
+  },
+});

@@ -1,0 +1,163 @@
+// Conventions: the interleaved→half permutation as a wiring diagram, and three score matrices.
+
+import { startPage } from "../lib/page.js";
+import { COLORS, DIVERGING, draw, fmt, lineWidth } from "../lib/plot.js";
+
+function out(name, text) {
+  const slot = document.querySelector(`[data-out="${name}"]`);
+  if (slot) slot.textContent = text;
+}
+
+function pairRows(data) {
+  const body = document.querySelector('[data-out="pair_rows"]');
+  if (!body) return;
+  body.replaceChildren(
+    ...data.pairs.map((j, i) => {
+      const row = document.createElement("tr");
+      const inter = data.interleaved_pairs[i];
+      const half = data.half_pairs[i];
+      for (const value of [j, fmt(data.inv_freq[i], 6), `(${inter[0]}, ${inter[1]})`, `(${half[0]}, ${half[1]})`]) {
+        const cell = document.createElement("td");
+        cell.textContent = String(value);
+        row.appendChild(cell);
+      }
+      return row;
+    }),
+  );
+}
+
+function wiring(data) {
+  const d = data.head_dim;
+  const r = data.rotary_dim;
+  const traces = [];
+  // Top row: coordinate c of the vector in interleaved storage.  Bottom row: slot i of x[P] (half storage),
+  // which holds coordinate P[i].  Each wire is coloured by the pair the coordinate belongs to.
+  data.permutation.forEach((source, slot) => {
+    const pair = source < r ? Math.floor(source / 2) : null;
+    const color = pair === null ? "#9a9aa2" : COLORS[pair % COLORS.length];
+    traces.push({
+      type: "scatter",
+      mode: "lines",
+      x: [source, slot],
+      y: [1, 0],
+      line: { color, width: lineWidth(d > 32 ? 1 : 2) },
+      hovertemplate: pair === null
+        ? `dimension ${source} does not rotate<extra></extra>`
+        : `dimension ${source} (pair ${pair}) → slot ${slot} of x[P]<extra></extra>`,
+      showlegend: false,
+    });
+  });
+  const idx = [...Array(d).keys()];
+  const pairOf = (c) => (c < r ? `pair ${Math.floor(c / 2)}` : "pass-through");
+  traces.push({
+    type: "scatter",
+    mode: d <= 32 ? "markers+text" : "markers",
+    x: idx,
+    y: idx.map(() => 1),
+    text: idx.map(String),
+    textposition: "top center",
+    marker: { color: idx.map((c) => (c < r ? COLORS[Math.floor(c / 2) % COLORS.length] : "#9a9aa2")), size: lineWidth(4) * 2 },
+    customdata: idx.map(pairOf),
+    hovertemplate: "interleaved storage: dimension %{x} (%{customdata})<extra></extra>",
+    showlegend: false,
+  });
+  traces.push({
+    type: "scatter",
+    mode: d <= 32 ? "markers+text" : "markers",
+    x: idx,
+    y: idx.map(() => 0),
+    text: data.permutation.map(String),
+    textposition: "bottom center",
+    marker: { color: data.permutation.map((c) => (c < r ? COLORS[Math.floor(c / 2) % COLORS.length] : "#9a9aa2")), size: lineWidth(4) * 2 },
+    customdata: data.permutation.map(pairOf),
+    hovertemplate: "half storage: slot %{x} holds dimension %{text} (%{customdata})<extra></extra>",
+    showlegend: false,
+  });
+  draw("plot-wiring", traces, {
+    title: { text: `x → x[P]: neighbours (2j, 2j+1) move to slots (j, j + ${r / 2}); colour = pair` },
+    xaxis: { visible: false, range: [-0.8, d - 0.2] },
+    yaxis: {
+      range: [-0.45, 1.45],
+      tickvals: [1, 0],
+      ticktext: ["interleaved x", "half x[P]"],
+      zeroline: false,
+      showgrid: false,
+      fixedrange: true,
+    },
+    height: 320,
+    margin: { l: 110 },
+  });
+}
+
+function matrices(data) {
+  const panels = [
+    ["interleaved", "interleaved on (q, k)"],
+    ["half_permuted", "half on (q[P], k[P])"],
+    ["half_raw", "half on raw (q, k): different"],
+  ];
+  const limit = Math.max(
+    ...panels.map(([key]) => Math.max(...data.scores[key].map((row) => Math.max(...row.map(Math.abs))))),
+    1e-12,
+  );
+  const idx = [...Array(data.seq_len).keys()];
+  const traces = panels.map(([key, label], i) => ({
+    type: "heatmap",
+    z: data.scores[key].map((row) => [...row]),
+    x: idx,
+    y: idx,
+    zmin: -limit,
+    zmax: limit,
+    colorscale: DIVERGING,
+    reversescale: true,
+    showscale: i === 2,
+    colorbar: { title: { text: "score" } },
+    xaxis: i === 0 ? "x" : `x${i + 1}`,
+    yaxis: i === 0 ? "y" : `y${i + 1}`,
+    name: label,
+    hovertemplate: `${label}<br>m = %{y}, n = %{x}<br>s = %{z:.12f}<extra></extra>`,
+  }));
+  const layout = {
+    height: 430,
+    margin: { t: 40 },
+    annotations: panels.map(([, label], i) => ({
+      text: label,
+      x: (i + 0.5) / 3,
+      y: 1.02,
+      xref: "paper",
+      yref: "paper",
+      yanchor: "bottom",
+      showarrow: false,
+    })),
+  };
+  panels.forEach((_, i) => {
+    const suffix = i === 0 ? "" : String(i + 1);
+    layout[`xaxis${suffix}`] = {
+      domain: [i / 3 + 0.02, (i + 1) / 3 - 0.03],
+      range: [-0.5, data.seq_len - 0.5],
+      title: { text: "key n" },
+      constrain: "domain",
+    };
+    layout[`yaxis${suffix}`] = {
+      range: [data.seq_len - 0.5, -0.5],
+      constrain: "domain",
+      anchor: `x${suffix}`,
+      scaleanchor: `x${suffix}`,
+      title: i === 0 ? { text: "query m" } : undefined,
+    };
+  });
+  draw("plot-matrices", traces, layout);
+}
+
+startPage({
+  draw(data) {
+    wiring(data);
+    matrices(data);
+    pairRows(data);
+    out("rotary", `${data.rotary_dim} of ${data.head_dim} (${data.rotary_dim / 2} pairs)`);
+    out("diff_permuted", fmt(data.max_diff_permuted, 3));
+    out("diff_raw", fmt(data.max_diff_raw, 6));
+    out("scale", fmt(data.scale, 6));
+    out("diff_vectors", fmt(data.max_diff_vectors, 3));
+    out("permutation", `[${data.permutation.join(", ")}]`);
+  },
+});

@@ -1,0 +1,134 @@
+// Score against offset: per-column min/max envelopes of s(Δ) for each base, marks where one hand returns.
+
+import { startPage } from "../lib/page.js";
+import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+
+function out(name, text) {
+  const slot = document.querySelector(`[data-out="${name}"]`);
+  if (slot) slot.textContent = text;
+}
+
+function rgba(hex, alpha) {
+  const n = parseInt(hex.slice(1), 16);
+  return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
+}
+
+function baseRows(data) {
+  const body = document.querySelector('[data-out="base_rows"]');
+  if (!body) return;
+  body.replaceChildren(
+    ...data.curves.map((curve) => {
+      const row = document.createElement("tr");
+      const values = [fmt(curve.base), fmt(curve.s0, 8), fmt(curve.min.value, 8), curve.min.delta, fmt(curve.tail_max_abs, 6)];
+      for (const value of values) {
+        const cell = document.createElement("td");
+        cell.textContent = String(value);
+        row.appendChild(cell);
+      }
+      return row;
+    }),
+  );
+}
+
+startPage({
+  draw(data) {
+    const x = [...data.x];
+    const hover = data.column_start.map(
+      (start, i) => `Δ = ${start}${data.points_per_column[i] > 1 ? ` … ${data.column_stop[i] - 1} (${data.points_per_column[i]} offsets)` : ""}`,
+    );
+    const traces = [];
+    data.curves.forEach((curve, i) => {
+      const color = COLORS[i % COLORS.length];
+      const name = `base ${fmt(curve.base)}`;
+      if (curve.band_low) {
+        traces.push(
+          { type: "scatter", mode: "lines", x, y: [...curve.band_low], line: { width: 0, color }, legendgroup: name, showlegend: false, hoverinfo: "skip" },
+          {
+            type: "scatter",
+            mode: "lines",
+            x,
+            y: [...curve.band_high],
+            fill: "tonexty",
+            fillcolor: rgba(color, 0.15),
+            line: { width: 0, color },
+            name: `${name}: mean ± std over ${data.seeds} draws`,
+            legendgroup: name,
+            hoverinfo: "skip",
+          },
+        );
+      }
+      traces.push(
+        {
+          type: "scatter",
+          mode: "lines",
+          x,
+          y: [...curve.low],
+          line: { width: lineWidth(1), color },
+          legendgroup: name,
+          showlegend: false,
+          text: hover,
+          hovertemplate: `${name}<br>%{text}<br>min %{y:.6f}<extra></extra>`,
+        },
+        {
+          type: "scatter",
+          mode: "lines",
+          x,
+          y: [...curve.high],
+          fill: "tonexty",
+          fillcolor: rgba(color, 0.55),
+          line: { width: lineWidth(1), color },
+          name: data.content === "random" ? `${name}: mean` : name,
+          legendgroup: name,
+          text: hover,
+          hovertemplate: `${name}<br>%{text}<br>max %{y:.6f}<extra></extra>`,
+        },
+      );
+    });
+    const marks = data.returns.marks.filter((mark) => mark.delta <= data.max_offset);
+    const shapes = marks.map((mark) => ({
+      type: "line",
+      xref: "x",
+      yref: "paper",
+      x0: mark.delta,
+      x1: mark.delta,
+      y0: 0,
+      y1: 1,
+      line: { color: "#555", width: 1, dash: "dot" },
+    }));
+    const annotations = marks.slice(0, 6).map((mark, i) => ({
+      x: data.spacing === "log" ? Math.log10(mark.delta) : mark.delta,
+      y: 1,
+      xref: "x",
+      yref: "paper",
+      yanchor: "bottom",
+      showarrow: false,
+      font: { size: 10, color: "#444" },
+      text: i === 0 ? `hand ${data.returns.hand} back to ${fmt(mark.gap, 3)} rad at Δ=${mark.delta}` : `Δ=${mark.delta}`,
+      textangle: i === 0 ? 0 : -60,
+    }));
+    draw("plot-offsets", traces, {
+      title: {
+        text: `s(Δ) for ${data.content} content, d = ${data.head_dim}` +
+          (data.dropped_pairs ? `, p-RoPE: ${data.dropped_pairs} slowest pairs not rotating` : ""),
+        y: 0.98,
+      },
+      xaxis: axis("offset Δ = n − m (tokens)", data.spacing === "log" ? { type: "log", exponentformat: "power" } : {}),
+      yaxis: axis("score s(Δ)"),
+      shapes,
+      annotations,
+      height: 560,
+      margin: { t: 80 },
+    });
+
+    out("points", `${data.total_points.toLocaleString("en-US")} in ${data.column_start.length} columns (up to ${data.max_points_per_column} per column)`);
+    out("pairs", `${data.kept_pairs} of ${data.pairs}${data.dropped_pairs ? ` (pairs ${data.kept_pairs}–${data.pairs - 1} dropped)` : ""}`);
+    out(
+      "hand",
+      data.returns.theta > 0
+        ? `j = ${data.returns.hand}: θ = ${fmt(data.returns.theta, 6)}, period ${fmt(data.returns.period, 6)} tokens`
+        : `j = ${data.returns.hand} does not rotate (dropped by p-RoPE)`,
+    );
+    out("first_return", marks.length ? `Δ = ${marks[0].delta}, ${fmt(marks[0].gap, 6)} rad from its start` : "none within the range");
+    baseRows(data);
+  },
+});

@@ -1,0 +1,231 @@
+// Rotation in the plane: original vectors (grey), rotated ones, the angle between them, in two panels.
+
+import { startPage } from "../lib/page.js";
+import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+
+const GREY = "#9a9aa2";
+
+function out(name, text) {
+  const slot = document.querySelector(`[data-out="${name}"]`);
+  if (slot) slot.textContent = text;
+}
+
+function degrees(value) {
+  return `${fmt(value, 6)}°`;
+}
+
+// One arrow from the origin as a line whose end carries an arrow-head marker.
+function arrow(vector, name, color, axes, { dash = "solid", width = 3, legend = true } = {}) {
+  return {
+    type: "scatter",
+    mode: "lines+markers",
+    x: [0, vector[0]],
+    y: [0, vector[1]],
+    name,
+    legendgroup: name,
+    showlegend: legend,
+    xaxis: axes[0],
+    yaxis: axes[1],
+    line: { color, width: lineWidth(width), dash },
+    marker: { symbol: "arrow", angleref: "previous", size: [0, lineWidth(width) * 4], color },
+    hovertemplate: `${name}<br>(%{x:.4f}, %{y:.4f})<extra></extra>`,
+  };
+}
+
+// The arc from direction a to a + sweep (degrees) at radius r, with the angle written at its middle.
+function arc(fromDeg, sweepDeg, radius, axes, label, legend) {
+  const steps = 40;
+  const xs = [];
+  const ys = [];
+  for (let i = 0; i <= steps; i += 1) {
+    const t = ((fromDeg + (sweepDeg * i) / steps) * Math.PI) / 180;
+    xs.push(radius * Math.cos(t));
+    ys.push(radius * Math.sin(t));
+  }
+  const mid = ((fromDeg + sweepDeg / 2) * Math.PI) / 180;
+  return [
+    {
+      type: "scatter",
+      mode: "lines",
+      x: xs,
+      y: ys,
+      name: "angle from R<sub>m</sub> q to R<sub>n</sub> k",
+      legendgroup: "arc",
+      showlegend: legend,
+      xaxis: axes[0],
+      yaxis: axes[1],
+      line: { color: COLORS[2], width: lineWidth(2) },
+      hoverinfo: "skip",
+    },
+    {
+      type: "scatter",
+      mode: "text",
+      x: [1.45 * radius * Math.cos(mid)],
+      y: [1.45 * radius * Math.sin(mid)],
+      text: [label],
+      textfont: { color: COLORS[2], size: 14 },
+      showlegend: false,
+      xaxis: axes[0],
+      yaxis: axes[1],
+      hoverinfo: "skip",
+    },
+  ];
+}
+
+function unitCircle(radius, axes) {
+  const xs = [];
+  const ys = [];
+  for (let i = 0; i <= 120; i += 1) {
+    const t = (2 * Math.PI * i) / 120;
+    xs.push(radius * Math.cos(t));
+    ys.push(radius * Math.sin(t));
+  }
+  return {
+    type: "scatter",
+    mode: "lines",
+    x: xs,
+    y: ys,
+    showlegend: false,
+    xaxis: axes[0],
+    yaxis: axes[1],
+    line: { color: "#e0e0e6", width: 1 },
+    hoverinfo: "skip",
+  };
+}
+
+function panelTraces(data, panel, axes, legend) {
+  const traces = [unitCircle(1, axes)];
+  traces.push(arrow(data.q, "q (before rotation)", GREY, axes, { dash: "dot", width: 2, legend }));
+  traces.push(arrow(data.k, "k (before rotation)", GREY, axes, { dash: "dash", width: 2, legend }));
+  traces.push(arrow(panel.q_rot, "R<sub>m</sub> q (rotated query)", COLORS[0], axes, { legend }));
+  traces.push(arrow(panel.k_rot, "R<sub>n</sub> k (rotated key)", COLORS[1], axes, { legend }));
+  traces.push(...arc(panel.q_direction, panel.angle, 0.3, axes, `${fmt(panel.angle_between, 4)}°`, legend));
+  return traces;
+}
+
+startPage({
+  draw(data) {
+    const [left, right] = data.panels;
+    const reach = Math.max(1.15, 1.1 * Math.max(data.q_len, data.k_len));
+    const square = (domain, anchor) => ({
+      domain,
+      range: [-reach, reach],
+      zeroline: true,
+      zerolinecolor: "#c8c8cc",
+      showgrid: false,
+      constrain: "domain",
+      ...(anchor ? { scaleanchor: anchor, scaleratio: 1 } : {}),
+    });
+    draw(
+      "plot-planes",
+      [...panelTraces(data, left, ["x", "y"], true), ...panelTraces(data, right, ["x2", "y2"], false)],
+      {
+        title: { text: `θ = ${fmt(data.theta, 6)} rad (${fmt(data.theta_degrees, 5)}°) per token, offset n − m = ${data.offset}` },
+        xaxis: { ...square([0, 0.46]), title: { text: `positions m = ${left.m}, n = ${left.n}` } },
+        yaxis: square([0, 1], "x"),
+        xaxis2: { ...square([0.54, 1]), title: { text: `shifted by k = ${data.shift}: m = ${right.m}, n = ${right.n}` } },
+        yaxis2: { ...square([0, 1], "x2"), anchor: "x2" },
+        height: 460,
+        legend: { orientation: "h", y: -0.18 },
+      },
+    );
+
+    const curve = data.norm_curve;
+    draw(
+      "plot-norms",
+      [
+        {
+          type: "scatter",
+          mode: "lines",
+          x: [...curve.positions],
+          y: [...curve.rotated],
+          name: "‖R<sub>m</sub> q‖ (rotation)",
+          line: { color: COLORS[0], width: lineWidth(3) },
+        },
+        {
+          type: "scatter",
+          mode: "lines+markers",
+          x: [...curve.positions],
+          y: [...curve.additive],
+          name: "‖q + p<sub>m</sub>‖ (addition)",
+          line: { color: COLORS[4], width: lineWidth(2) },
+          marker: { size: lineWidth(2) * 2 },
+        },
+        {
+          type: "scatter",
+          mode: "markers",
+          x: [left.m],
+          y: [data.norms.q_add],
+          name: `position m = ${left.m}`,
+          marker: { color: "#000", size: lineWidth(5) * 2, symbol: "diamond" },
+        },
+      ],
+      {
+        title: { text: "Length of the query against its position" },
+        xaxis: axis("position m"),
+        yaxis: axis("length", { rangemode: "tozero" }),
+        height: 340,
+        legend: { orientation: "h", y: -0.32 },
+        margin: { b: 90 },
+      },
+    );
+
+    const shift = data.shift_curve;
+    draw(
+      "plot-shift",
+      [
+        {
+          type: "scatter",
+          mode: "lines+markers",
+          x: [...shift.shift],
+          y: [...shift.rope],
+          name: "rotation: ⟨R<sub>m+k</sub> q, R<sub>n+k</sub> k⟩/√2",
+          line: { color: COLORS[0], width: lineWidth(3) },
+          marker: { size: lineWidth(2) * 2 },
+        },
+        {
+          type: "scatter",
+          mode: "lines+markers",
+          x: [...shift.shift],
+          y: [...shift.additive],
+          name: "addition: ⟨q + p<sub>m+k</sub>, k + p<sub>n+k</sub>⟩/√2",
+          line: { color: COLORS[4], width: lineWidth(2) },
+          marker: { size: lineWidth(2) * 2 },
+        },
+        {
+          type: "scatter",
+          mode: "markers",
+          x: [data.shift],
+          y: [right.score],
+          name: `shift k = ${data.shift}`,
+          marker: { color: "#000", size: lineWidth(5) * 2, symbol: "diamond" },
+        },
+      ],
+      {
+        title: { text: `Score of the pair with gap ${data.offset}, shifted by k` },
+        xaxis: axis("shift k (both positions)"),
+        yaxis: axis("score"),
+        height: 340,
+        legend: { orientation: "h", y: -0.32 },
+        margin: { b: 90 },
+      },
+    );
+
+    out("angle_left", degrees(left.angle));
+    out("angle_right", degrees(right.angle));
+    out("score_left", fmt(left.score, 10));
+    out("score_right", fmt(right.score, 10));
+    const scale = Math.max(Math.abs(left.score), Math.abs(right.score), 1e-300);
+    out(
+      "score_change",
+      data.score_change === 0
+        ? "0 (exactly)"
+        : `${fmt(data.score_change, 3)}${Math.abs(data.score_change) <= 1e-12 * Math.max(scale, 1) ? " (floating-point rounding)" : ""}`,
+    );
+    out("dot_left", fmt(left.dot, 10));
+    out("norm_q", `${fmt(data.norms.q, 10)} and ${fmt(data.norms.q_rot, 10)}`);
+    out("norm_q_add", fmt(data.norms.q_add, 10));
+    out("norm_k", `${fmt(data.norms.k, 10)} and ${fmt(data.norms.k_rot, 10)}`);
+    out("norm_k_add", fmt(data.norms.k_add, 10));
+  },
+});
