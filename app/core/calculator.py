@@ -71,7 +71,8 @@ def first_negative(base: float, head_dim: int, limit: int) -> int | None:
     while a0 < limit:
         starts = np.arange(a0, min(limit, a0 + starts_per_step * _BLOCK), _BLOCK, dtype=np.float64)
         phase = np.multiply.outer(starts, theta)  # (starts, pairs)
-        margin = np.cos(phase) @ cos_k - np.sin(phase) @ sin_k  # (starts, 512): B at start + k
+        # einsum keeps this single-threaded: a threaded BLAS on small blocks costs more than it saves.
+        margin = np.einsum("sp,pk->sk", np.cos(phase), cos_k) - np.einsum("sp,pk->sk", np.sin(phase), sin_k)
         margin = margin.ravel()[: max(0, min(limit, a0 + len(starts) * _BLOCK) - a0)]
         negative = np.flatnonzero(margin < 0)
         if negative.size:

@@ -1,0 +1,257 @@
+"""Published model configs (the RoPE-relevant part of each ``config.json``), with their sources.
+
+Each preset is a plain dict in config.json form, read by ``app.core.hf_config`` exactly like a
+pasted config.  ``repo`` and ``file`` name the Hugging Face hub file the values come from;
+``verified`` says what each value was checked against.  The hub itself could not be reached
+from the machine this was written on (no network besides package registries), so the checks
+are against copies of those files or of their values found in public code (mirrors, conversion
+scripts, model-support tables); a value that could not be checked is said to be unchecked.
+"""
+
+from __future__ import annotations
+
+PHI3_MINI_128K_LONG = [
+    1.0700000524520874, 1.1200000047683716, 1.149999976158142, 1.4199999570846558, 1.5699999332427979,
+    1.7999999523162842, 2.129999876022339, 2.129999876022339, 3.009999990463257, 5.910000324249268,
+    6.950000286102295, 9.070000648498535, 9.930000305175781, 10.710000038146973, 11.130000114440918,
+    14.609999656677246, 15.409998893737793, 19.809999465942383, 37.279998779296875, 38.279998779296875,
+    38.599998474121094, 40.12000274658203, 46.20000457763672, 50.940006256103516, 53.66000747680664,
+    54.9373893737793, 56.89738845825195, 57.28738784790039, 59.98738479614258, 60.86738586425781,
+    60.887386322021484, 61.71739196777344, 62.91739273071289, 62.957393646240234, 63.41739273071289,
+    63.8173942565918, 63.83739471435547, 63.897396087646484, 63.93739700317383, 64.06739807128906,
+    64.11434936523438, 64.12435150146484, 64.15435028076172, 64.19435119628906, 64.24435424804688,
+    64.57435607910156, 64.69000244140625, 64.76000213623047,
+]
+PHI3_MINI_128K_SHORT = [
+    1.1, 1.1, 1.1, 1.3000000000000003, 1.3500000000000003, 1.3500000000000003, 1.4000000000000004,
+    1.5500000000000005, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001, 2.000000000000001,
+    2.000000000000001, 2.000000000000001, 2.000000000000001, 2.0500000000000007, 2.0500000000000007,
+    2.0500000000000007, 2.0500000000000007, 2.0500000000000007, 2.0500000000000007, 2.1000000000000005,
+    2.1000000000000005, 2.1500000000000004, 2.25, 2.25, 2.25, 2.25, 2.25, 2.3999999999999995,
+    2.4499999999999993, 2.499999999999999, 2.6999999999999984, 2.6999999999999984, 2.7499999999999982,
+    2.799999999999998, 2.8999999999999977, 3.049999999999997,
+]
+
+PRESETS: list[dict] = [
+    {
+        "name": "Llama 2 7B",
+        "repo": "meta-llama/Llama-2-7b-hf",
+        "file": "config.json",
+        "config": {
+            "model_type": "llama",
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 4096,
+            "rope_scaling": None,
+        },
+        "source": "meta-llama/Llama-2-7b-hf config.json (no rope_theta key: transformers' default 10000 applies).",
+        "verified": "",
+    },
+    {
+        "name": "Llama 3 8B",
+        "repo": "meta-llama/Meta-Llama-3-8B",
+        "file": "config.json",
+        "config": {
+            "model_type": "llama",
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 8192,
+            "rope_theta": 500000.0,
+            "rope_scaling": None,
+        },
+        "source": "meta-llama/Meta-Llama-3-8B config.json.",
+        "verified": "",
+    },
+    {
+        "name": "Llama 3.1 8B",
+        "repo": "meta-llama/Llama-3.1-8B",
+        "file": "config.json",
+        "config": {
+            "model_type": "llama",
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 131072,
+            "rope_theta": 500000.0,
+            "rope_scaling": {
+                "factor": 8.0,
+                "low_freq_factor": 1.0,
+                "high_freq_factor": 4.0,
+                "original_max_position_embeddings": 8192,
+                "rope_type": "llama3",
+            },
+        },
+        "source": "meta-llama/Llama-3.1-8B config.json.",
+        "verified": "",
+    },
+    {
+        "name": "Llama 3.2 1B",
+        "repo": "meta-llama/Llama-3.2-1B",
+        "file": "config.json",
+        "config": {
+            "model_type": "llama",
+            "hidden_size": 2048,
+            "num_attention_heads": 32,
+            "head_dim": 64,
+            "max_position_embeddings": 131072,
+            "rope_theta": 500000.0,
+            "rope_scaling": {
+                "factor": 32.0,
+                "low_freq_factor": 1.0,
+                "high_freq_factor": 4.0,
+                "original_max_position_embeddings": 8192,
+                "rope_type": "llama3",
+            },
+        },
+        "source": "meta-llama/Llama-3.2-1B config.json.",
+        "verified": "",
+    },
+    {
+        "name": "Mistral 7B v0.1",
+        "repo": "mistralai/Mistral-7B-v0.1",
+        "file": "config.json",
+        "config": {
+            "model_type": "mistral",
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 32768,
+            "rope_theta": 10000.0,
+        },
+        "source": "mistralai/Mistral-7B-v0.1 config.json (sliding window 4096; max_position_embeddings 32768).",
+        "verified": "",
+    },
+    {
+        "name": "Mistral 7B v0.3",
+        "repo": "mistralai/Mistral-7B-v0.3",
+        "file": "config.json",
+        "config": {
+            "model_type": "mistral",
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 32768,
+            "rope_theta": 1000000.0,
+        },
+        "source": "mistralai/Mistral-7B-v0.3 config.json (base raised to 1e6, as in Mistral-7B-Instruct-v0.2).",
+        "verified": "",
+    },
+    {
+        "name": "Qwen2 7B",
+        "repo": "Qwen/Qwen2-7B",
+        "file": "config.json",
+        "config": {
+            "model_type": "qwen2",
+            "hidden_size": 3584,
+            "num_attention_heads": 28,
+            "max_position_embeddings": 131072,
+            "rope_theta": 1000000.0,
+        },
+        "source": "Qwen/Qwen2-7B config.json.",
+        "verified": "",
+    },
+    {
+        "name": "CodeLlama 7B",
+        "repo": "codellama/CodeLlama-7b-hf",
+        "file": "config.json",
+        "config": {
+            "model_type": "llama",
+            "hidden_size": 4096,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 16384,
+            "rope_theta": 1000000,
+            "rope_scaling": None,
+        },
+        "source": "codellama/CodeLlama-7b-hf config.json.",
+        "verified": "",
+    },
+    {
+        "name": "Gemma 7B",
+        "repo": "google/gemma-7b",
+        "file": "config.json",
+        "config": {
+            "model_type": "gemma",
+            "hidden_size": 3072,
+            "num_attention_heads": 16,
+            "head_dim": 256,
+            "max_position_embeddings": 8192,
+            "rope_theta": 10000.0,
+        },
+        "source": "google/gemma-7b config.json (head_dim 256 ≠ hidden_size/heads = 192).",
+        "verified": "",
+    },
+    {
+        "name": "DeepSeek-V2 (YaRN)",
+        "repo": "deepseek-ai/DeepSeek-V2",
+        "file": "config.json",
+        "config": {
+            "model_type": "deepseek_v2",
+            "hidden_size": 5120,
+            "num_attention_heads": 128,
+            "qk_rope_head_dim": 64,
+            "max_position_embeddings": 163840,
+            "rope_theta": 10000,
+            "rope_scaling": {
+                "beta_fast": 32,
+                "beta_slow": 1,
+                "factor": 40,
+                "mscale": 0.707,
+                "mscale_all_dim": 0.707,
+                "original_max_position_embeddings": 4096,
+                "type": "yarn",
+            },
+        },
+        "source": "deepseek-ai/DeepSeek-V2 config.json (RoPE on qk_rope_head_dim = 64 dims per head).",
+        "verified": "",
+    },
+    {
+        "name": "Phi-3 mini 128k (LongRoPE)",
+        "repo": "microsoft/Phi-3-mini-128k-instruct",
+        "file": "config.json",
+        "config": {
+            "model_type": "phi3",
+            "hidden_size": 3072,
+            "num_attention_heads": 32,
+            "max_position_embeddings": 131072,
+            "original_max_position_embeddings": 4096,
+            "rope_theta": 10000.0,
+            "rope_scaling": {
+                "long_factor": PHI3_MINI_128K_LONG,
+                "short_factor": PHI3_MINI_128K_SHORT,
+                "type": "longrope",
+            },
+        },
+        "source": "microsoft/Phi-3-mini-128k-instruct config.json, the revision with \"type\": \"longrope\" (the "
+        "first release said \"su\" with other factor lists).",
+        "verified": "",
+    },
+    {
+        "name": "GPT-NeoX-20B (partial rotary)",
+        "repo": "EleutherAI/gpt-neox-20b",
+        "file": "config.json",
+        "config": {
+            "model_type": "gpt_neox",
+            "hidden_size": 6144,
+            "num_attention_heads": 64,
+            "max_position_embeddings": 2048,
+            "rotary_pct": 0.25,
+            "rotary_emb_base": 10000,
+        },
+        "source": "EleutherAI/gpt-neox-20b config.json (rotary_pct 0.25: 24 of 96 dims per head rotate).",
+        "verified": "",
+    },
+    {
+        "name": "GPT-J-6B (interleaved, partial rotary)",
+        "repo": "EleutherAI/gpt-j-6b",
+        "file": "config.json",
+        "config": {
+            "model_type": "gptj",
+            "n_embd": 4096,
+            "n_head": 16,
+            "n_positions": 2048,
+            "rotary_dim": 64,
+        },
+        "source": "EleutherAI/gpt-j-6b config.json (rotary_dim 64 of 256 dims per head, interleaved pairs; base "
+        "10000 fixed in modeling_gptj).",
+        "verified": "",
+    },
+]

@@ -1,0 +1,99 @@
+"""Context-extension calculator: the numbers behind each recipe from head dim, base, L and T."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from app.core.calculator import dynamic_ntk_base, llama3_band_counts, men_base_bound
+from app.core.scaling import get_mscale, longrope_attention, ntk_base
+from app.web.fields import Base, HeadDim
+from app.web.params import UI, Params
+from app.web.views import View, register
+
+MAX_LENGTH = 1 << 24
+MEN_LIMIT = 131072
+
+
+class CalculatorParams(Params):
+    head_dim: HeadDim = 128
+    base: Base = 10000.0
+    original_max_position_embeddings: Annotated[
+        int, Field(ge=2, le=MAX_LENGTH, description="Training length L."), UI("Training length L", kind="log", unit="tokens")
+    ] = 4096
+    seq_len: Annotated[
+        int, Field(ge=2, le=MAX_LENGTH, description="Target length T."), UI("Target length T", kind="log", unit="tokens")
+    ] = 32768
+    low_freq_factor: Annotated[
+        float, Field(gt=0, le=1e4, allow_inf_nan=False, description="Llama 3.1 low_freq_factor."), UI("low_freq_factor", kind="number", step=0.5)
+    ] = 1.0
+    high_freq_factor: Annotated[
+        float, Field(gt=0, le=1e4, allow_inf_nan=False, description="Llama 3.1 high_freq_factor (greater than low_freq_factor)."),
+        UI("high_freq_factor", kind="number", step=0.5),
+    ] = 4.0
+
+    @field_validator("high_freq_factor")
+    @classmethod
+    def _above_low(cls, value: float, info: ValidationInfo) -> float:
+        low = info.data.get("low_freq_factor")
+        if low is not None and value <= low:
+            raise ValueError(f"high_freq_factor ({value:g}) must be greater than low_freq_factor ({low:g})")
+        return value
+
+
+def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
+    d = params.head_dim
+    b = params.base
+    L = params.original_max_position_embeddings
+    T = params.seq_len
+    s = T / L
+    exponent = d / (d - 2) if d > 2 else None
+    bands = llama3_band_counts(d, b, L, params.low_freq_factor, params.high_freq_factor)
+    men = men_base_bound(d, T) if T <= MEN_LIMIT else None
+    men_train = men_base_bound(d, L) if L <= MEN_LIMIT else None
+    return {
+        **params.model_dump(),
+        "scale": s,
+        "exponent": exponent,
+        "ntk_base": ntk_base(b, s, d) if exponent else None,
+        "dynamic_base": dynamic_ntk_base(b, s, d, T, L) if exponent and s >= 1 else None,
+        "dynamic_alpha": s * max(T, L) / L - (s - 1),
+        "yarn_attention": get_mscale(s),
+        "yarn_logits": get_mscale(s) ** 2,
+        "longrope_attention": longrope_attention(s, L),
+        "critical_pair": (d / 2) * math.log(L / (2 * math.pi)) / math.log(b),
+        "llama3": bands,
+        "men_base": men["base"] if men else None,
+        "men_first_negative_below": men["first_negative_below"] if men else None,
+        "men_base_train": men_train["base"] if men_train else None,
+        "men_grid_ratio": (men or men_train or {"grid_ratio": None})["grid_ratio"],
+        "men_limit": MEN_LIMIT,
+        "men_ok": (b >= men["base"]) if men and men["base"] else None,
+    }
+
+
+register(
+    View(
+        name="calculator",
+        title="Context-extension calculator",
+        summary="NTK and dynamic bases, YaRN and LongRoPE temperatures, Llama 3.1 bands and the smallest base for a context.",
+        section="Context extension",
+        order=230,
+        api_path="/api/rope/calculator",
+        params=CalculatorParams,
+        compute=compute_calculator,
+        formulas=(
+            r"s = T/L,\qquad r = d",
+            r"B_m(b) = \sum_{i=0}^{d/2-1}\cos\!\left(m\,b^{-2i/d}\right),\qquad b_{\min}(T) = \min\{\,b : B_m(b) \ge 0\ \ \forall\, m < T\,\}",
+        ),
+        api_description=(
+            "From head dim d, base b, training length L and target length T (s = T/L): the NTK-aware base, the "
+            "dynamic-NTK base at length T (with max_position_embeddings = L), the YaRN and LongRoPE attention "
+            "factors, Llama 3.1's band edges and pair counts, and the smallest base for which Men et al. (2024)'s "
+            "B_m = Σ cos(m θ_i) stays ≥ 0 for every m < T (computed numerically, up to T = 131072)."
+        ),
+        examples=("head_dim=128&base=500000&original_max_position_embeddings=8192&seq_len=131072",),
+    )
+)

@@ -1,0 +1,137 @@
+"""Precision of RoPE angles: float32, bfloat16 and float16 against float64, up to the target length."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import numpy as np
+from pydantic import Field, ValidationInfo, field_validator
+
+from app.core import precision
+from app.core.decimate import minmax_envelope
+from app.core.frequencies import rotary_dim
+from app.core.scaling import base_inv_freq
+from app.web.fields import Base, HeadDim, PartialRotaryFactor
+from app.web.params import UI, Params
+from app.web.views import View, register
+
+MAX_POSITIONS = 1 << 20
+COLUMNS = 600
+COLLISION_LIMIT = (1 << 24) + 1
+
+
+class PrecisionParams(Params):
+    head_dim: HeadDim = 128
+    base: Base = 500000.0
+    partial_rotary_factor: PartialRotaryFactor = 1.0
+    seq_len: Annotated[
+        int,
+        Field(ge=2, le=MAX_POSITIONS, description="Target length: positions 0 … seq_len−1 are examined."),
+        UI("Target length", kind="log", unit="tokens"),
+    ] = 131072
+    pairs: Annotated[
+        tuple[Annotated[int, Field(ge=0, le=511)], ...],
+        Field(min_length=1, max_length=4, description="Pair indices to examine (at most 4, each below r/2)."),
+        UI("Pairs", kind="list", help="Up to 4 pair indices, comma-separated; 0 is the fastest pair."),
+    ] = (0, 16, 40, 63)
+
+    @field_validator("partial_rotary_factor")
+    @classmethod
+    def _even_rotary_dim(cls, value: float, info: ValidationInfo) -> float:
+        head_dim = info.data.get("head_dim")
+        if head_dim is not None:
+            rotary_dim(head_dim, value)
+        return value
+
+    @field_validator("pairs")
+    @classmethod
+    def _pairs_exist(cls, value: tuple[int, ...], info: ValidationInfo) -> tuple[int, ...]:
+        head_dim, prf = info.data.get("head_dim"), info.data.get("partial_rotary_factor")
+        if head_dim is not None and prf is not None:
+            count = int(head_dim * prf) // 2
+            bad = [j for j in value if j >= count]
+            if bad:
+                raise ValueError(f"pair {bad[0]} does not exist: there are {count} pairs (0 … {count - 1})")
+        return value
+
+
+def compute_precision(params: PrecisionParams) -> dict[str, Any]:
+    r = rotary_dim(params.head_dim, params.partial_rotary_factor)
+    theta = base_inv_freq(r, params.base)
+    positions = np.arange(params.seq_len, dtype=np.float64)
+    columns = min(COLUMNS, params.seq_len)
+    curves = []
+    for j in params.pairs:
+        exact = positions * theta[j]
+        entry: dict[str, Any] = {"pair": j, "inv_freq": float(theta[j]), "inv_freq_float32": float(np.float32(theta[j])), "dtypes": {}}
+        for dtype in precision.DTYPES:
+            approx = precision.angles_in(positions, float(theta[j]), dtype)
+            with np.errstate(invalid="ignore"):
+                angle_err = np.abs(approx - exact)
+                score_err = np.abs(np.cos(approx) - np.cos(exact))
+            angle_env = minmax_envelope(angle_err, columns)
+            score_env = minmax_envelope(score_err, columns)
+            finite = np.isfinite(angle_err)
+            collision = precision.first_collision(float(theta[j]), dtype, COLLISION_LIMIT)
+            entry["dtypes"][dtype] = {
+                "angle_error_max": angle_env["high"].astype(np.float32),
+                "score_error_max": score_env["high"].astype(np.float32),
+                "largest_angle_error": float(np.max(angle_err[finite])) if finite.any() else None,
+                "largest_score_error": float(np.nanmax(score_err)) if np.isfinite(score_err).any() else None,
+                "first_collision": collision,
+                "collision_within_target": collision is not None and collision < params.seq_len,
+                "overflow_from": int(np.argmin(finite)) if not finite.all() else None,
+            }
+        curves.append(entry)
+    envelope = minmax_envelope(positions, columns)
+    return {
+        "head_dim": params.head_dim,
+        "base": params.base,
+        "rotary_dim": r,
+        "seq_len": params.seq_len,
+        "pairs": list(params.pairs),
+        "dtypes": list(precision.DTYPES),
+        "column_start": envelope["start"],
+        "column_stop": envelope["stop"],
+        "curves": curves,
+    }
+
+
+def precision_csv(data: dict[str, Any]):
+    header = ["column_start", "column_stop"]
+    columns = []
+    for curve in data["curves"]:
+        for dtype in data["dtypes"]:
+            for kind in ("angle_error_max", "score_error_max"):
+                header.append(f"pair{curve['pair']}_{dtype}_{kind}")
+                columns.append(curve["dtypes"][dtype][kind])
+    rows = []
+    for i in range(len(data["column_start"])):
+        rows.append([int(data["column_start"][i]), int(data["column_stop"][i]) - 1] + [float(col[i]) for col in columns])
+    return header, rows
+
+
+register(
+    View(
+        name="precision",
+        title="Precision of long-context angles",
+        summary="float32, bfloat16 and float16 angles drift from the exact m·θ; at long range neighbours can collide.",
+        section="Context extension",
+        order=220,
+        api_path="/api/rope/precision",
+        params=PrecisionParams,
+        compute=compute_precision,
+        formulas=(
+            r"\tilde\varphi(m) = \operatorname{rd}\!\big(\operatorname{rd}(m)\cdot\operatorname{rd}(\theta_j)\big),\qquad \varphi(m) = m\,\theta_j",
+            r"\text{angle error} = |\tilde\varphi(m) - \varphi(m)|,\qquad \text{score error} = |\cos\tilde\varphi(m) - \cos\varphi(m)|",
+            r"m^\ast = \min\{m : \tilde\varphi(m+1) = \tilde\varphi(m)\}",
+        ),
+        csv=precision_csv,
+        api_description=(
+            "For each chosen pair and each of float32, bfloat16 and float16: the largest angle error and score "
+            "error within each of at most 600 columns of positions (min/max envelope, so no spike is lost), and the "
+            "first position m where positions m and m+1 get the same angle in that precision (searched up to 2^24)."
+        ),
+        examples=("head_dim=128&base=500000&seq_len=131072&pairs=0&pairs=63", "base=10000&seq_len=8192&pairs=0"),
+    )
+)

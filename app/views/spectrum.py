@@ -1,0 +1,277 @@
+"""Context extension: what each RoPE scaling method does to every pair, side by side.
+
+One set of parameters (base, head dim, training length L0, current/target length T, factor s and
+the method-specific fields, all with Hugging Face's names) evaluates every method of
+``app.core.scaling.METHODS``; the chosen ``rope_type`` is drawn on top.  Presets link here with
+the parameters of real published configs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
+
+import numpy as np
+from pydantic import Field, ValidationInfo, field_validator
+
+from app.core import scaling
+from app.core.calculator import dynamic_ntk_base, llama3_band_counts
+from app.core.frequencies import rotary_dim
+from app.core.hf_config import rope_config_from_hf
+from app.core.presets import PRESETS
+from app.views.ladder import MAX_LENGTH, ScalingChecks, rope_config_of, scaled_result, scaling_fields, spectrum_query
+from app.web.fields import Base, HeadDim, PartialRotaryFactor
+from app.web.params import UI, Display
+from app.web.templating import templates
+from app.web.views import View, register
+
+_F = scaling_fields(hidden=False)
+DENSE = 400
+
+
+class SpectrumParams(ScalingChecks):
+    head_dim: HeadDim = 128
+    base: Base = 10000.0
+    partial_rotary_factor: PartialRotaryFactor = 1.0
+    original_max_position_embeddings: _F["original_max_position_embeddings"] = 4096
+    seq_len: Annotated[
+        int,
+        Field(ge=1, le=MAX_LENGTH, description="Target length T: the current sequence length the methods are evaluated at."),
+        UI("Target length T", kind="log", unit="tokens"),
+    ] = 32768
+    factor: _F["factor"] = 8.0
+    rope_type: _F["rope_type"] = "yarn"
+    max_position_embeddings: _F["max_position_embeddings"] = 4096
+    attention_factor: _F["attention_factor"] = 0.0
+    beta_fast: _F["beta_fast"] = 32.0
+    beta_slow: _F["beta_slow"] = 1.0
+    mscale: _F["mscale"] = 0.0
+    mscale_all_dim: _F["mscale_all_dim"] = 0.0
+    truncate: _F["truncate"] = True
+    low_freq_factor: _F["low_freq_factor"] = 1.0
+    high_freq_factor: _F["high_freq_factor"] = 4.0
+    short_factor: _F["short_factor"] = ()
+    long_factor: _F["long_factor"] = ()
+
+    @field_validator("partial_rotary_factor")
+    @classmethod
+    def _even_rotary_dim(cls, value: float, info: ValidationInfo) -> float:
+        head_dim = info.data.get("head_dim")
+        if head_dim is not None:
+            rotary_dim(head_dim, value)
+        return value
+
+
+class SpectrumDisplay(Display):
+    x_axis: Annotated[
+        Literal["wavelength", "pair"],
+        Field(description="Horizontal axis of the per-pair plots: wavelength (log) or pair index."),
+        UI("Horizontal axis"),
+    ] = "wavelength"
+
+
+def _ramp_curves(params: SpectrumParams, wavelength_grid: np.ndarray) -> dict[str, Any]:
+    """YaRN's ramp as the paper defines it (linear in r = L/λ between α = beta_slow and
+    β = beta_fast) and as the code does (linear in pair index between the correction dims)."""
+    r = rotary_dim(params.head_dim, params.partial_rotary_factor)
+    cfg = rope_config_of(params, rope_type="yarn")
+    s = scaling.yarn_factor(cfg)
+    alpha, beta = cfg.beta_slow or 1, cfg.beta_fast or 32
+    L = params.original_max_position_embeddings
+    ratio = L / wavelength_grid
+    gamma = np.clip((ratio - alpha) / (beta - alpha), 0, 1) if beta != alpha else (ratio > alpha).astype(float)
+    low, high = scaling.yarn_correction_range(cfg)
+    if low == high:
+        high += 0.001
+    j = (r / 2) * np.log(wavelength_grid / (2 * math.pi)) / math.log(params.base)
+    ramp = np.clip((j - low) / (high - low), 0, 1)
+    return {
+        "wavelength": wavelength_grid,
+        "paper_scale": gamma + (1 - gamma) / s,
+        "code_scale": (1 - ramp) + ramp / s,
+        "alpha": alpha,
+        "beta": beta,
+        "correction_range": [low, high if high != low + 0.001 else low],
+        "correction_range_unrounded": [
+            scaling.correction_dim(beta, r, params.base, L),
+            scaling.correction_dim(alpha, r, params.base, L),
+        ],
+        "paper_edges": [L / beta, L / alpha],
+    }
+
+
+def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
+    r = rotary_dim(params.head_dim, params.partial_rotary_factor)
+    L = params.original_max_position_embeddings
+    T = params.seq_len
+    s = params.factor
+    theta = scaling.base_inv_freq(r, params.base)
+    wavelength = 2 * math.pi / theta
+
+    methods: dict[str, Any] = {}
+    for name, method in scaling.METHODS.items():
+        entry: dict[str, Any] = {"title": method.title, "summary": method.summary, "hf": method.hf_rope_type}
+        try:
+            cfg = rope_config_of(params, rope_type=name)
+            inv_freq, attention = scaling.compute(cfg, T)
+            entry.update(available=True, inv_freq=inv_freq, scale=inv_freq / theta, attention_factor=attention)
+        except scaling.ScalingError as exc:
+            entry.update(available=False, reason=f"{exc.field}: {exc.message}")
+        methods[name] = entry
+
+    selected = scaled_result(rope_config_of(params), T)
+    grid = np.geomspace(max(1.0, wavelength.min() / 2), wavelength.max() * 2, DENSE)
+    temperature_scale = np.geomspace(1, max(64.0, 2 * s), 200)
+    lengths = np.unique(np.geomspace(max(1, params.max_position_embeddings // 8), max(4 * T, 2 * params.max_position_embeddings), 300).astype(np.int64))
+    dynamic_ok = r > 2
+    critical = (r / 2) * math.log(L / (2 * math.pi)) / math.log(params.base)
+    bands = (
+        llama3_band_counts(r, params.base, L, params.low_freq_factor, params.high_freq_factor)
+        if params.high_freq_factor > params.low_freq_factor
+        else None
+    )
+    return {
+        "head_dim": params.head_dim,
+        "base": params.base,
+        "rotary_dim": r,
+        "train_len": L,
+        "target_len": T,
+        "factor": s,
+        "rope_type": params.rope_type,
+        "pair": np.arange(r // 2),
+        "unscaled_inv_freq": theta,
+        "wavelength": wavelength,
+        "methods": methods,
+        "selected": {key: selected[key] for key in ("inv_freq", "scale", "attention_factor", "resolved", "notes")},
+        "critical_pair": critical,
+        "pairs_below_train_len": int((wavelength < L).sum()),
+        "ramp": _ramp_curves(params, grid),
+        "llama3_bands": bands,
+        "coverage": {
+            "train_max_angle": L * theta,
+            "target_unscaled": T * theta,
+            "target_scaled": T * selected["inv_freq"],
+        },
+        "temperature": {
+            "scale": temperature_scale,
+            "yarn": 0.1 * np.log(temperature_scale) + 1,
+            "longrope": np.sqrt(1 + np.log(temperature_scale) / math.log(L)),
+        },
+        "dynamic": {
+            "length": lengths,
+            "base": (
+                np.array([dynamic_ntk_base(params.base, s, r, int(n), params.max_position_embeddings) for n in lengths])
+                if dynamic_ok
+                else None
+            ),
+            "max_position_embeddings": params.max_position_embeddings,
+            "base_at_target": dynamic_ntk_base(params.base, s, r, T, params.max_position_embeddings) if dynamic_ok else None,
+            "ntk_base": scaling.ntk_base(params.base, s, r) if dynamic_ok else None,
+        },
+    }
+
+
+def spectrum_csv(data: dict[str, Any]):
+    names = [name for name, entry in data["methods"].items() if entry["available"]]
+    header = ["pair", "wavelength", "unscaled_inv_freq"] + [f"scale_{name}" for name in names] + [
+        "train_max_angle", "target_angle_unscaled", "target_angle_scaled"
+    ]
+    rows = []
+    for j in range(len(data["pair"])):
+        rows.append(
+            [int(data["pair"][j]), data["wavelength"][j], data["unscaled_inv_freq"][j]]
+            + [float(data["methods"][name]["scale"][j]) for name in names]
+            + [data["coverage"]["train_max_angle"][j], data["coverage"]["target_unscaled"][j], data["coverage"]["target_scaled"][j]]
+        )
+    return header, rows
+
+
+register(
+    View(
+        name="spectrum",
+        title="Context extension: the scaling spectrum",
+        summary="What position interpolation, NTK, YaRN, LongRoPE and Llama 3.1 do to each rotating pair.",
+        section="Context extension",
+        order=200,
+        api_path="/api/rope/spectrum",
+        params=SpectrumParams,
+        display=SpectrumDisplay,
+        compute=compute_spectrum,
+        formulas=(
+            r"\text{scale}_j = \theta'_j / \theta_j,\qquad \lambda_j = 2\pi/\theta_j",
+            r"\text{YaRN (paper): } \gamma(\rho) = \operatorname{clip}\!\left(\frac{\rho-\alpha}{\beta-\alpha},0,1\right),\ \rho = L/\lambda_j,\ "
+            r"\theta'_j = \gamma\,\theta_j + (1-\gamma)\,\theta_j/s",
+            r"\text{YaRN (code): } \rho_j = \operatorname{clip}\!\left(\frac{j-j_{\text{low}}}{j_{\text{high}}-j_{\text{low}}},0,1\right),\ "
+            r"j(N) = \frac{r\,\ln(L/2\pi N)}{2\ln b}",
+            r"\text{Llama 3.1: } \sigma = \frac{L/\lambda_j - \ell}{h - \ell},\ \theta'_j = (1-\sigma)\,\theta_j/s + \sigma\,\theta_j",
+            r"\text{dynamic NTK: } b' = b\left(\frac{sT}{L_{\max}} - (s-1)\right)^{r/(r-2)}",
+        ),
+        csv=spectrum_csv,
+        api_description=(
+            "Every scaling method evaluated with the same parameters at the current length `seq_len`: per-pair "
+            "`scale` = θ'_j/θ_j, the attention factor, YaRN's ramp in the paper's and the code's form, Llama 3.1's "
+            "band edges, angle coverage before and after scaling, attention temperature against scale, and the "
+            "dynamic-NTK base against length. `rope_type` picks the method drawn on top (`selected`)."
+        ),
+        examples=(
+            "rope_type=llama3&base=500000&original_max_position_embeddings=8192&factor=8&max_position_embeddings=131072&seq_len=131072",
+            "rope_type=yarn&factor=16&seq_len=65536",
+        ),
+    )
+)
+
+
+# ---- presets as links --------------------------------------------------------------------------
+
+
+def _canonical(query: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Drop values equal to the spectrum page's defaults, so a preset link is canonical."""
+    from app.web.templating import url_value
+
+    defaults = SpectrumParams()
+    lists = {"short_factor", "long_factor"}
+    out = []
+    for name, value in query:
+        if name in lists:
+            out.append((name, value))
+            continue
+        default = getattr(defaults, name, None)
+        if default is not None and url_value(default) == value:
+            continue
+        out.append((name, value))
+    return out
+
+
+def spectrum_url_for(config: dict[str, Any], seq_len: int | None = None) -> str:
+    """The spectrum page showing a config.json, evaluated at ``seq_len`` (default: its
+    max_position_embeddings, the context it advertises)."""
+    rope, standardized, _ = rope_config_from_hf(config, seq_len)
+    length = seq_len or standardized["max_position_embeddings"] or None
+    query = _canonical(spectrum_query(rope, length))
+    return "/spectrum" + ("?" + urlencode(query) if query else "")
+
+
+def preset_links() -> list[dict[str, Any]]:
+    links = []
+    for preset in PRESETS:
+        rope, standardized, _ = rope_config_from_hf(preset["config"])
+        links.append(
+            {
+                "name": preset["name"],
+                "repo": preset["repo"],
+                "file": preset.get("file", "config.json"),
+                "source": preset["source"],
+                "verified": preset["verified"],
+                "url": spectrum_url_for(preset["config"]),
+                "rope_type": rope.rope_type,
+                "head_dim": rope.head_dim,
+                "rotary_dim": rope.rotary_dim,
+                "rope_theta": rope.rope_theta,
+                "pairing": standardized["pairing"],
+            }
+        )
+    return links
+
+
+templates.env.globals["rope_presets"] = preset_links

@@ -1,0 +1,37 @@
+// Context-extension calculator: fills each row's value from the JSON twin.
+
+import { startPage } from "../lib/page.js";
+import { fmt } from "../lib/plot.js";
+
+function out(name, text) {
+  const slot = document.querySelector(`[data-out="${name}"]`);
+  if (slot) slot.textContent = text;
+}
+
+startPage({
+  draw(data) {
+    out("scale", fmt(data.scale, 6));
+    out("ntk_base", data.ntk_base === null ? "needs d > 2" : fmt(data.ntk_base, 6));
+    out("dynamic_base", data.dynamic_base === null ? "needs d > 2 and T ≥ L" : `${fmt(data.dynamic_base, 6)} (α = ${fmt(data.dynamic_alpha, 6)})`);
+    out("yarn", `${fmt(data.yarn_attention, 8)} (logits × ${fmt(data.yarn_logits, 6)})`);
+    out("longrope", fmt(data.longrope_attention, 8));
+    out("critical", fmt(data.critical_pair, 6));
+    const b = data.llama3;
+    out("edges", `${fmt(b.high_freq_wavelen, 6)} and ${fmt(b.low_freq_wavelen, 6)} tokens`);
+    out("bands", `${b.kept} / ${b.smoothed} / ${b.divided}`);
+    const limit = data.men_limit.toLocaleString("en-US");
+    out(
+      "men",
+      data.men_base === null
+        ? `not computed above T = ${limit}`
+        : `${fmt(data.men_base, 4)} (b = ${fmt(data.base)} ${data.men_ok ? "is enough" : "is below it"})`,
+    );
+    out("men_train", data.men_base_train === null ? `not computed above L = ${limit}` : fmt(data.men_base_train, 4));
+    out(
+      "men_note",
+      data.men_base === null
+        ? ""
+        : `Bases passing the test do not form one interval, so this is the smallest passing base on a grid of ratio ${fmt(data.men_grid_ratio, 5)}, refined by bisection to 0.01%; just below it, B_m first turns negative at m = ${data.men_first_negative_below}.`,
+    );
+  },
+});
