@@ -126,7 +126,7 @@ def rotation_csv(data: dict[str, Any]):
     rows = []
     for label, panel in zip(("left", "right (shifted)"), data["panels"]):
         rows.append(
-            [label, panel["m"], panel["n"], *panel["q_rot"].tolist(), *panel["k_rot"].tolist(), panel["angle"], panel["dot"], panel["score"]]
+            [label, panel["m"], panel["n"], *np.asarray(panel["q_rot"]).tolist(), *np.asarray(panel["k_rot"]).tolist(), panel["angle"], panel["dot"], panel["score"]]
         )
     return header, rows
 
