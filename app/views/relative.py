@@ -35,7 +35,7 @@ from app.web.views import View, register
 MAX_LEN = 256  # query/key lengths: one heatmap cell per position
 MAX_OFFSET = 8192
 MAX_HEADS = 256
-MAX_BIAS_CELLS = 512 * 512  # num_heads × seq_len² in one ALiBi response
+MAX_BIAS_CELLS = 256 * 256  # num_heads × seq_len² in one ALiBi response
 PENALTY_POINTS = 64
 
 # ---- shared field types (one name per concept: page, twin and the three operations) -----------
@@ -145,7 +145,7 @@ class AlibiParams(Params):
         Field(
             ge=1,
             le=MAX_LEN,
-            description="If given, also return the bias matrices (num_heads × seq_len × seq_len, at most 262144 cells).",
+            description="If given, also return the bias matrices (num_heads × seq_len × seq_len, at most 65536 cells).",
         ),
     ] = None
     form: AlibiForm = "paper"

@@ -145,7 +145,7 @@ function drawAlibi(alibi) {
     {
       title: { text: `ALiBi slopes for ${alibi.num_heads} heads (orange: head shown below)` },
       xaxis: axis("head h (0-based)"),
-      yaxis: axis("slope m_h", { type: "log", exponentformat: "power" }),
+      yaxis: axis("slope m_h", { type: "log", exponentformat: "power", dtick: 1 }),
       showlegend: false,
     },
   );
@@ -206,11 +206,12 @@ startPage({
 
     const used = new Set(shaw.index_matrix.flat());
     out("shaw_rows", `${used.size} of ${2 * shaw.max_relative_position + 1} (queries at positions ${shaw.query_positions[0]}–${shaw.query_positions[shaw.query_positions.length - 1]})`);
+    const e = t5.max_exact;
     out(
       "t5_exact",
       t5.bidirectional
-        ? `|offset| < ${t5.max_exact} (buckets 0–${t5.max_exact - 1} behind or at the query, ${t5.num_buckets / 2 >> 0}+ ahead)`
-        : `0 … ${t5.max_exact - 1} positions back (future keys share bucket 0)`,
+        ? `offsets −${e - 1} … 0 → buckets ${e - 1} … 0; +1 … +${e - 1} → ${(t5.num_buckets >> 1) + 1} … ${(t5.num_buckets >> 1) + e - 1}`
+        : `0 … ${e - 1} positions back → buckets 0 … ${e - 1}; keys after the query → 0`,
     );
     const unused = t5.bucket_ranges.filter((r) => r.count === 0).map((r) => r.bucket);
     out("t5_unused", unused.length ? `${unused.join(", ")} (within ±${t5.max_offset})` : "none: every bucket is used");
