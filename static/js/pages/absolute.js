@@ -56,7 +56,7 @@ startPage({
           y: positions,
           xaxis: "x",
           yaxis: "y",
-          colorbar: { title: { text: "PE·PE" }, x: 0.45 },
+          colorbar: { title: { text: "PE·PE" }, x: 0.4, len: 0.9 },
           hovertemplate: "p %{y}, q %{x}<br>PE(p)·PE(q) = %{z:.6f}<extra></extra>",
         }),
         heat(data.learned_similarity, {
@@ -64,15 +64,15 @@ startPage({
           y: learnedPositions,
           xaxis: "x2",
           yaxis: "y2",
-          colorbar: { title: { text: "P·P" }, x: 1.0 },
+          colorbar: { title: { text: "P·P" }, x: 1.0, len: 0.9 },
           hovertemplate: "p %{y}, q %{x}<br>P(p)·P(q) = %{z:.3e}<extra></extra>",
         }),
       ],
       {
-        title: { text: "Similarity of positions: sinusoidal PE·PEᵀ (left, constant diagonals) vs learned table at initialisation (right)" },
-        xaxis: axis("position q", { domain: [0, 0.4] }),
+        title: { text: "PE·PEᵀ of the sinusoid (left: constant diagonals) vs P·Pᵀ of the learned table (right)" },
+        xaxis: axis("position q", { domain: [0, 0.36] }),
         yaxis: axis("position p", { autorange: "reversed" }),
-        xaxis2: axis("position q", { domain: [0.55, 0.95], range: [-0.5, data.seq_len - 0.5] }),
+        xaxis2: axis("position q", { domain: [0.56, 0.92], range: [-0.5, data.seq_len - 0.5] }),
         yaxis2: axis("position p", { autorange: false, range: [data.seq_len - 0.5, -0.5], anchor: "x2" }),
       },
     );
