@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any
 
 import numpy as np
@@ -107,7 +108,11 @@ def precision_csv(data: dict[str, Any]):
                 columns.append(curve["dtypes"][dtype][kind])
     rows = []
     for i in range(len(data["column_start"])):
-        rows.append([int(data["column_start"][i]), int(data["column_stop"][i]) - 1] + [float(col[i]) for col in columns])
+        values = [col[i] for col in columns]
+        rows.append(
+            [int(data["column_start"][i]), int(data["column_stop"][i]) - 1]
+            + ["" if v is None or not math.isfinite(float(v)) else float(v) for v in values]
+        )
     return header, rows
 
 
