@@ -15,6 +15,7 @@ from app import __version__
 from app.settings import STATIC_DIR, TEMPLATES_DIR
 from app.web.errors import allowed_by_field
 from app.web.params import UI
+from app.web.views import by_section
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 
@@ -36,6 +37,7 @@ def static_version() -> str:
 
 
 templates.env.globals["static_version"] = static_version
+templates.env.globals["by_section"] = by_section
 
 
 def url_value(value: Any) -> str:

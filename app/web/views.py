@@ -42,6 +42,12 @@ class View:
     api_description: str = ""
     examples: tuple[str, ...] = field(default_factory=tuple)
     """Example query strings for the API docs, e.g. ``"head_dim=128&base=500000"``."""
+    short_title: str = ""
+    """A few words for the site header (the title when empty)."""
+
+    @property
+    def nav_title(self) -> str:
+        return self.short_title or self.title
 
 
 REGISTRY: dict[str, View] = {}
@@ -68,3 +74,11 @@ def discover() -> list[View]:
 
 def ordered() -> list[View]:
     return sorted(REGISTRY.values(), key=lambda view: (view.order, view.name))
+
+
+def by_section(views: list[View]) -> list[tuple[str, list[View]]]:
+    """Group views by section, keeping the teaching order of sections and of views."""
+    groups: dict[str, list[View]] = {}
+    for view in views:
+        groups.setdefault(view.section, []).append(view)
+    return list(groups.items())
