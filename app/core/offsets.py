@@ -27,13 +27,13 @@ def offset_curves(weights: np.ndarray, inv_freq: np.ndarray, count: int, constan
     rows = -(-count // block)
     coarse = np.exp(1j * np.multiply.outer(np.arange(rows, dtype=np.float64) * block, inv_freq))  # (A, h)
     fine = np.exp(1j * np.multiply.outer(np.arange(block, dtype=np.float64), inv_freq))  # (B, h)
-    right = np.concatenate([fine.real, fine.imag], axis=1).T  # (2h, B)
+    right = np.ascontiguousarray(np.concatenate([fine.real, fine.imag], axis=1).T)  # (2h, B)
     constant = np.broadcast_to(np.asarray(constant, dtype=np.float64), (len(weights),))
-    out = np.empty((len(weights), count))
-    for index, w in enumerate(weights):
-        left = coarse * w  # Re(left·fine) = left.real·fine.real − left.imag·fine.imag
-        values = np.concatenate([left.real, -left.imag], axis=1) @ right
-        out[index] = values.ravel()[:count] + constant[index]
+    # Every draw at once: row (s, a) of the left factor is w_s·e^{iaBθ}, so that
+    # Re(w e^{iaBθ} e^{ibθ}) = Re(·)·cos bθ − Im(·)·sin bθ is one real matrix product.
+    left = (weights[:, None, :] * coarse[None, :, :]).reshape(-1, len(inv_freq))
+    values = (np.concatenate([left.real, -left.imag], axis=1) @ right).reshape(len(weights), rows * block)
+    out = values[:, :count] + constant[:, None]
     return out[0] if single else out
 
 

@@ -149,18 +149,20 @@ def compute_offsets(params: OffsetsParams) -> dict[str, Any]:
     for base in params.bases:
         inv_freq = prope_ladder(params.head_dim, base, params.drop_percent)
         total = np.zeros(count)
-        squares = np.zeros(count)
+        squares = np.zeros(count) if len(weights) > 1 else None
         for chunk in range(0, len(weights), SEED_CHUNK):
-            values = offset_curves(weights[chunk : chunk + SEED_CHUNK], inv_freq, count) * scale
+            values = offset_curves(weights[chunk : chunk + SEED_CHUNK], inv_freq, count)
+            values *= scale
             total += values.sum(axis=0)
-            squares += np.square(values).sum(axis=0)
+            if squares is not None:
+                squares += np.einsum("sn,sn->n", values, values)
         mean = total / len(weights)
         curve: dict[str, Any] = {"base": base, "s0": float(mean[0])}
         reduce = (lambda y: column_envelope(y[first:], starts - first)) if params.spacing == "log" else _linear(params.columns)
         curve["low"], curve["high"] = reduce(mean)
         if params.content == "random":
             # Population standard deviation over the draws, from the running sums (float64).
-            std = np.sqrt(np.maximum(squares / len(weights) - mean**2, 0.0))
+            std = np.sqrt(np.maximum(squares / len(weights) - mean**2, 0.0)) if squares is not None else np.zeros(count)
             curve["band_low"], _ = reduce(mean - std)
             _, curve["band_high"] = reduce(mean + std)
             curve["std0"] = float(std[0])
