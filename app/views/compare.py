@@ -11,7 +11,6 @@ from pydantic import Field, ValidationInfo, field_validator
 from app.core.decimate import minmax_envelope
 from app.core.frequencies import inverse_frequencies
 from app.core.relative import alibi_bias, alibi_penalty, alibi_slopes, shaw_clipped_offsets, t5_bias_matrix, t5_bucket
-from app.core.rope import offset_scores
 from app.core.scores import content_vectors, score_matrix
 from app.core.sinusoidal import sinusoidal_table
 from app.settings import MAX_CURVE_COLUMNS
@@ -29,6 +28,7 @@ from app.web.params import UI, Params
 from app.web.views import View, register
 
 FAMILIES: tuple[str, ...] = ("rope", "sinusoidal", "t5", "alibi", "shaw", "nope")
+SECOND_ANCHOR = 97  # the sinusoid's dot products are also taken from position M + 97
 
 
 class CompareParams(Params):
@@ -90,15 +90,14 @@ def compute_compare(params: CompareParams) -> dict[str, Any]:
     d, M, L = params.head_dim, params.max_offset, params.seq_len
     offsets = np.arange(-M, M + 1)
     inv_freq = inverse_frequencies(d, params.base)
-    ones = np.ones(d)
 
-    rope = offset_scores(ones, ones, inv_freq, offsets, "interleaved") / np.sqrt(d)
-    # PE(p)·PE(p + Δ) from the table rows themselves, at two starting points p (it must not depend on p)
-    anchors = (M, M + 1000)
-    dots = []
-    for p in anchors:
-        table = sinusoidal_table(np.concatenate([[p], p + offsets]), d, params.base, "interleaved")
-        dots.append(table[1:] @ table[0])
+    # RoPE, q = k = (1, …, 1): each pair contributes Re(conj(1+i)(1+i)e^{iΔθ_j}) = 2cos(Δθ_j)
+    rope = 2.0 * np.cos(np.multiply.outer(offsets, inv_freq)).sum(axis=1) / np.sqrt(d)
+    # PE(p)·PE(p + Δ) from the table rows themselves, at two starting points p (it must not depend on p):
+    # one table over positions 0 … 2M + SECOND_ANCHOR serves both p = M and p = M + SECOND_ANCHOR
+    table = sinusoidal_table(np.arange(2 * M + SECOND_ANCHOR + 1), d, params.base, "interleaved")
+    anchors = (M, M + SECOND_ANCHOR)
+    dots = [table[p - M : p + M + 1] @ table[p] for p in anchors]
     sinusoid = dots[0]
     bucket_bias = t5_bucket_bias(params.num_buckets, params.seed)
     buckets = t5_bucket(offsets, params.num_buckets, params.max_distance, params.bidirectional)

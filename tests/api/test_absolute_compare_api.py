@@ -5,6 +5,8 @@ import math
 import numpy as np
 import pytest
 
+from app.core.frequencies import inverse_frequencies
+from app.core.rope import offset_scores
 from tests.reference_data import cases
 
 
@@ -75,9 +77,13 @@ def test_compare_defaults(client):
     assert data["rope_at_zero"] == pytest.approx(8.0, rel=1e-14)  # √64 for all-ones content
     assert data["sinusoid_at_zero"] == pytest.approx(32.0, rel=1e-14)  # d/2
     assert data["sinusoid_anchor_difference"] < 1e-10
+    # against the general RoPE formulation (complex phasors over the rotated pairs)
     rope = np.array(curves["rope"]["low"])
-    closed = 2 / 8 * np.cos(np.outer(offsets, 10000.0 ** (-np.arange(32) / 32))).sum(axis=1)
-    np.testing.assert_allclose(rope, closed, atol=1e-12)
+    ones = np.ones(64)
+    phasor_form = offset_scores(ones, ones, inverse_frequencies(64, 10000.0), np.array(offsets), "interleaved") / 8
+    np.testing.assert_allclose(rope, phasor_form, atol=1e-12)
+    # the sinusoid's dot product is the same sum of cosines, without RoPE's 2/√d
+    np.testing.assert_allclose(np.array(curves["sinusoidal"]["low"]), rope * 4, atol=1e-11)
     assert curves["shaw"]["low"][0] == -16 and curves["shaw"]["low"][-1] == 16
     assert set(curves["nope"]["low"]) == {0.0}
     t5 = client.get("/api/relative/t5", params={"max_offset": 128}).json()["bucket"]
