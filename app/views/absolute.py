@@ -128,6 +128,7 @@ register(
         name="absolute",
         title="Absolute encodings",
         summary="A vector per position, added to the token: the sinusoid's rotating pairs and a learned table that simply ends.",
+        short_title="Absolute",
         section="Other families",
         order=110,
         api_path="/api/absolute",

@@ -166,6 +166,7 @@ register(
         name="compare",
         title="All families compared",
         summary="Every scheme on one offset axis: what position adds to a score as the key moves away.",
+        short_title="Compare",
         section="Other families",
         order=140,
         api_path="/api/compare",

@@ -295,6 +295,7 @@ register(
         name="relative",
         title="Relative encodings",
         summary="Shaw's clipped offsets, T5's log buckets and ALiBi's straight-line penalties: position as a function of distance.",
+        short_title="Relative",
         section="Other families",
         order=120,
         api_path="/api/relative",

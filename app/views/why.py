@@ -174,6 +174,7 @@ register(
         name="why",
         title="Why position?",
         summary="Without position, attention gives 'bites' the same output in 'dog bites man' and 'man bites dog'.",
+        short_title="Why position?",
         section="Foundations",
         order=5,
         api_path="/api/attention/order",
