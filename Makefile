@@ -35,5 +35,22 @@ test-fast: $(VENV)/.installed-test
 chromium:
 	@bash scripts/ensure-chromium.sh
 
+# Performance figures against the targets of issue 7: one table on stdout and in
+# bench/results/latest.md (see bench/README.md).  Dash, the comparison, lives in its own venv
+# (bench/.venv-dash, from the `bench` extra): its pytest plugin would break the test suite.
+# BENCH_ARGS passes options, e.g. BENCH_ARGS="--sections server --quick".
+BENCH_VENV := bench/.venv-dash
+BENCH_ARGS ?=
+
+$(BENCH_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[bench]'
+	touch $@
+
+bench: $(VENV)/.installed-test $(BENCH_VENV)/.installed chromium
+	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk) || echo "wrk missing: the load section will report an error"
+	$(PY) -m bench $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,227 @@
+"""Slider input → plot redrawn, in headless Chromium driven by Playwright; bytes per update.
+
+For every registered view (``app.web.views.discover()``) the page is opened at its defaults and
+every visible range slider is moved through real values: outward from the default, alternately
+up and down (+1, −1, +2, −2, … steps, skipping slider positions that give the same parameter
+value), so every move changes the data and no URL repeats (nothing is answered from the HTTP
+cache or the page's own "same query" shortcut).  The page is reloaded before each slider, so each
+starts from the defaults; one unrecorded warm-up move precedes each slider's measured moves.
+
+Latency of one move = (time of the last ``plotly_afterplot`` of the redraw) − (``performance.now()``
+taken just before ``input.dispatchEvent``), both read in the page.  A redraw is over when no
+plot has fired ``plotly_afterplot`` for ``QUIET_MS``.  Pages with several plots therefore count
+until every plot that redraws has finished, which is what the reader sees.
+
+Bytes per update: Chromium's encoded response body size of each ``/api/`` request the moves
+caused (gzip when the server compressed it), from ``request.sizes()``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+
+from bench.asgi import percentile
+
+QUIET_MS = 120
+TIMEOUT_MS = 8000
+
+INSTRUMENT_JS = """() => {
+  if (window.__bench) return true;
+  const B = window.__bench = { after: [], hooked: new WeakSet() };
+  B.hook = () => {
+    for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+      if (!B.hooked.has(gd) && typeof gd.on === 'function') {
+        B.hooked.add(gd);
+        gd.on('plotly_afterplot', () => B.after.push({ id: gd.id || gd.parentElement?.id || '?', t: performance.now() }));
+      }
+    }
+  };
+  B.hook();
+  return true;
+}"""
+
+# Slider positions, outward from the current value in alternating directions, whose parameter
+# value (as the page reads it: log sliders keep 3 significant digits) differs from all before.
+POSITIONS_JS = """([selector, count]) => {
+  const input = document.querySelector(selector);
+  const boot = document.getElementById('page-data');
+  const fields = boot ? JSON.parse(boot.textContent).fields : [];
+  const field = fields.find((f) => f.name === input.dataset.param);
+  const integer = field ? field.type === 'integer' : true;
+  const log = input.dataset.scale === 'log';
+  const key = (raw) => {
+    const v = Number(raw);
+    if (!log) return String(v);
+    const r = Number((10 ** v).toPrecision(3));
+    return String(integer ? Math.round(r) : r);
+  };
+  const min = Number(input.min), max = Number(input.max);
+  const step = input.step === 'any' || !input.step ? (max - min) / 200 : Number(input.step);
+  const original = input.value;
+  const start = Number(original);
+  const seen = new Set([key(original)]);
+  const sides = { up: [], down: [] };
+  for (const [side, sign] of [['up', 1], ['down', -1]]) {
+    for (let i = 1; sides[side].length < count; i++) {
+      const target = start + sign * i * step;
+      if (target > max + 1e-9 || target < min - 1e-9) break;
+      input.value = String(target);
+      const actual = input.value;
+      const k = key(actual);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      sides[side].push(actual);
+    }
+  }
+  input.value = original;
+  const out = [];
+  for (let i = 0; out.length < count && (i < sides.up.length || i < sides.down.length); i++) {
+    if (i < sides.up.length) out.push(sides.up[i]);
+    if (i < sides.down.length && out.length < count) out.push(sides.down[i]);
+  }
+  return out;
+}"""
+
+MOVE_JS = """async ([selector, position, quietMs, timeoutMs]) => {
+  const B = window.__bench;
+  B.hook();
+  const input = document.querySelector(selector);
+  B.after = [];
+  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
+  setter.call(input, position);
+  const t0 = performance.now();
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+  return await new Promise((resolve) => {
+    const check = () => {
+      B.hook();
+      const now = performance.now();
+      if (B.after.length) {
+        const last = B.after[B.after.length - 1].t;
+        if (now - last >= quietMs) {
+          return resolve({ first: B.after[0].t - t0, last: last - t0, count: B.after.length,
+                           plots: [...new Set(B.after.map((a) => a.id))] });
+        }
+      } else if (now - t0 > 300) {
+        const err = document.querySelector('.control.has-error .control-error, [data-role="status"].is-error');
+        if (err && err.textContent.trim()) return resolve({ error: err.textContent.trim().slice(0, 160) });
+      }
+      if (now - t0 > timeoutMs) return resolve({ timeout: true });
+      setTimeout(check, 4);
+    };
+    setTimeout(check, 4);
+  });
+}"""
+
+READY_JS = """() => {
+  const plots = [...document.querySelectorAll('.js-plotly-plot')];
+  return plots.length > 0 && plots.every((gd) => gd._fullData && gd._fullLayout);
+}"""
+
+
+@dataclass
+class SliderRun:
+    name: str
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PageRun:
+    label: str
+    url: str
+    sliders: list[SliderRun] = field(default_factory=list)
+    bytes: list[int] = field(default_factory=list)
+    encodings: set[str] = field(default_factory=set)
+    problem: str = ""
+
+    @property
+    def latencies(self) -> list[float]:
+        return [value for slider in self.sliders for value in slider.latencies]
+
+    def p(self, q: float) -> float:
+        values = self.latencies
+        return percentile(values, q) if values else math.nan
+
+
+def launch(playwright):
+    from tests.browser.conftest import CHROMIUM_ARGS, chromium_path
+
+    return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+
+
+def _open(browser, url: str):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    api_requests = []
+    page.on(
+        "requestfinished",
+        lambda request: ("/api/" in request.url or "_dash-update-component" in request.url) and api_requests.append(request),
+    )
+    page.goto(url, wait_until="load")
+    page.wait_for_function(READY_JS, timeout=30000)
+    page.wait_for_load_state("networkidle")
+    page.evaluate(INSTRUMENT_JS)
+    return context, page, api_requests
+
+
+def measure_page(browser, label: str, url: str, slider_selectors: list[str] | None, moves_per_page: int,
+                 exclude: tuple[str, ...] = (), dash: bool = False) -> PageRun:
+    run = PageRun(label, url)
+    try:
+        context, page, requests = _open(browser, url)
+    except Exception as exc:  # noqa: BLE001 - a page that does not load is a result
+        run.problem = f"page did not load: {str(exc).splitlines()[0][:160]}"
+        return run
+    if slider_selectors is None:
+        names = page.eval_on_selector_all(
+            "#controls input[type=range][data-param]",
+            "els => els.filter(e => e.offsetParent !== null && !e.disabled).map(e => e.dataset.param)",
+        )
+        slider_selectors = [f'#controls input[type=range][data-param="{name}"]' for name in names if name not in exclude]
+    if not slider_selectors:
+        run.problem = "no slider on the page"
+        context.close()
+        return run
+    per_slider = max(10, math.ceil(moves_per_page / len(slider_selectors)))
+    first = True
+    for selector in slider_selectors:
+        if not first:  # back to the defaults for each slider
+            context.close()
+            context, page, requests = _open(browser, url)
+        first = False
+        name = selector.split('data-param="')[-1].rstrip('"]') if "data-param" in selector else selector.lstrip("#")
+        slider = SliderRun(name)
+        run.sliders.append(slider)
+        positions = page.evaluate(POSITIONS_JS, [selector, per_slider + 1])
+        if len(positions) < 2:
+            slider.errors.append("fewer than two distinct values")
+            continue
+        for index, position in enumerate(positions):
+            result = page.evaluate(MOVE_JS, [selector, position, QUIET_MS, TIMEOUT_MS])
+            if index == 0:
+                continue  # warm-up move, not recorded
+            if "last" in result:
+                slider.latencies.append(result["last"])
+            elif "error" in result:
+                slider.errors.append(f"{position}: {result['error']}")
+            else:
+                slider.errors.append(f"{position}: no redraw within {TIMEOUT_MS} ms")
+        page.wait_for_load_state("networkidle")
+        for request in requests:
+            try:
+                response = request.response()
+                sizes = request.sizes()
+            except Exception:  # noqa: BLE001
+                continue
+            if response is None or response.status >= 400:
+                continue
+            run.bytes.append(int(sizes.get("responseBodySize", 0)))
+            run.encodings.add(response.headers.get("content-encoding", "identity"))
+        requests.clear()
+        print(f"    {label} {name}: {len(slider.latencies)} moves, p50 {percentile(slider.latencies, 50) if slider.latencies else math.nan:.1f} ms, "
+              f"p95 {percentile(slider.latencies, 95) if slider.latencies else math.nan:.1f} ms, {len(slider.errors)} errors",
+              file=sys.stderr, flush=True)
+    context.close()
+    return run
