@@ -82,6 +82,19 @@ def first_negative(base: float, head_dim: int, limit: int) -> int | None:
     return None
 
 
+def margin_curve(base: float, head_dim: int, length: int) -> np.ndarray:
+    """B_m for every m in [0, length), by the same block decomposition as :func:`first_negative`.
+    Shape ``(length,)``."""
+    theta = base_inv_freq(head_dim, base)
+    k = np.arange(_BLOCK, dtype=np.float64)
+    cos_k = np.cos(np.multiply.outer(theta, k))
+    sin_k = np.sin(np.multiply.outer(theta, k))
+    starts = np.arange(0, length, _BLOCK, dtype=np.float64)
+    phase = np.multiply.outer(starts, theta)
+    margin = np.einsum("sp,pk->sk", np.cos(phase), cos_k) - np.einsum("sp,pk->sk", np.sin(phase), sin_k)
+    return margin.ravel()[:length]
+
+
 @lru_cache(maxsize=128)
 def men_base_bound(head_dim: int, context_len: int, rel_tol: float = 1e-4, steps_per_decade: int = 40) -> dict:
     """Smallest base b with B_m ≥ 0 for all m < context_len (Men et al. 2024).

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+
+import numpy as np
 from typing import Annotated, Any
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from app.core.calculator import dynamic_ntk_base, llama3_band_counts, men_base_bound
+from app.core.calculator import dynamic_ntk_base, llama3_band_counts, margin_curve, men_base_bound
+from app.core.decimate import minmax_envelope
 from app.core.scaling import get_mscale, longrope_attention, ntk_base
 from app.web.fields import Base, HeadDim
 from app.web.params import UI, Params
@@ -53,8 +56,17 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
     bands = llama3_band_counts(d, b, L, params.low_freq_factor, params.high_freq_factor)
     men = men_base_bound(d, T) if T <= MEN_LIMIT else None
     men_train = men_base_bound(d, L) if L <= MEN_LIMIT else None
+    shown = min(T, MEN_LIMIT)
+    curves = []
+    for label, base in (("base b", b), ("smallest base for T", men["base"] if men else None)):
+        if base is None:
+            continue
+        envelope = minmax_envelope(margin_curve(base, d, shown), 800)
+        curves.append({"label": label, "base": base, "low": envelope["low"], "high": envelope["high"]})
+    envelope_start = minmax_envelope(np.arange(shown, dtype=np.float64), 800)["start"]
     return {
         **params.model_dump(),
+        "margin": {"start": envelope_start, "length": shown, "curves": curves},
         "scale": s,
         "exponent": exponent,
         "ntk_base": ntk_base(b, s, d) if exponent else None,

@@ -99,6 +99,7 @@ def compute_precision(params: PrecisionParams) -> dict[str, Any]:
 
 
 def precision_csv(data: dict[str, Any]):
+    """Errors are float32 in the JSON; the CSV writes the same shortest float32 digits."""
     header = ["column_start", "column_stop"]
     columns = []
     for curve in data["curves"]:
@@ -111,7 +112,7 @@ def precision_csv(data: dict[str, Any]):
         values = [col[i] for col in columns]
         rows.append(
             [int(data["column_start"][i]), int(data["column_stop"][i]) - 1]
-            + ["" if v is None or not math.isfinite(float(v)) else float(v) for v in values]
+            + ["" if v is None or not math.isfinite(float(v)) else float(str(np.float32(v))) for v in values]
         )
     return header, rows
 

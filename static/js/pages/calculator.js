@@ -1,15 +1,36 @@
 // Context-extension calculator: fills each row's value from the JSON twin.
 
 import { startPage } from "../lib/page.js";
-import { fmt } from "../lib/plot.js";
+import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
 
 function out(name, text) {
   const slot = document.querySelector(`[data-out="${name}"]`);
   if (slot) slot.textContent = text;
 }
 
+function drawMargin(data) {
+  const m = data.margin;
+  const x = [...m.start];
+  const traces = [];
+  m.curves.forEach((curve, i) => {
+    const color = COLORS[i];
+    traces.push({ type: "scatter", mode: "lines", x: [...x], y: [...curve.low], name: `${curve.label} = ${fmt(curve.base, 4)} (lowest per column)`, line: { color, width: lineWidth(1) } });
+    traces.push({ type: "scatter", mode: "lines", x: [...x], y: [...curve.high], name: `${curve.label} (highest per column)`, line: { color, width: lineWidth(1) }, fill: "tonexty", opacity: 0.5 });
+  });
+  traces.push({ type: "scatter", mode: "lines", x: [0, m.length - 1], y: [0, 0], name: "B = 0", line: { color: "#000", dash: "dash", width: lineWidth(1) } });
+  draw("plot-margin", traces, {
+    height: 480,
+    margin: { b: 130 },
+    legend: { orientation: "h", y: -0.3 },
+    title: { text: `B_m = Σ cos(m·θ_i) for distances m < ${m.length.toLocaleString("en-US")}` },
+    xaxis: axis("distance m (tokens)"),
+    yaxis: axis("B_m"),
+  });
+}
+
 startPage({
   draw(data) {
+    drawMargin(data);
     out("scale", fmt(data.scale, 6));
     out("ntk_base", data.ntk_base === null ? "needs d > 2" : fmt(data.ntk_base, 6));
     out("dynamic_base", data.dynamic_base === null ? "needs d > 2 and T ≥ L" : `${fmt(data.dynamic_base, 6)} (α = ${fmt(data.dynamic_alpha, 6)})`);
