@@ -79,7 +79,7 @@ def score_matrix(
 
     if causal:
         blocks = len(starts)
-        scores[np.triu_indices(blocks, 1)] = np.nan
+        scores[np.arange(blocks)[:, None] < np.arange(blocks)[None, :]] = np.nan
         diagonal = np.arange(blocks)
         if rotated_q is None:
             scores[diagonal, diagonal] = _visible_diagonal_means(q, k, inv_freq, pairing, starts, sizes)
@@ -100,7 +100,8 @@ def _visible_diagonal_means(q, k, inv_freq, pairing, starts, sizes) -> np.ndarra
         # Same content everywhere: Σ_{n≤m} s(n−m) = Σ_{δ=0}^{b−1} (b−δ)·s(−δ).
         largest = int(sizes.max())
         backward = offset_scores(q, k, inv_freq, -np.arange(largest), pairing)
-        return np.array([np.dot(size - np.arange(size), backward[:size]) for size in sizes]) / visible
+        sums = {int(size): float(np.dot(size - np.arange(size), backward[:size])) for size in np.unique(sizes)}
+        return np.array([sums[int(size)] for size in sizes]) / visible
     positions = np.arange(int(starts[-1] + sizes[-1]))
     return _visible_block_means(rotate(q, positions, inv_freq, pairing), rotate(k, positions, inv_freq, pairing), sizes)
 
@@ -127,7 +128,7 @@ def diagonal_spread(matrix: np.ndarray) -> dict[str, float | int | None]:
 
     matrix: ``(B, B)``; NaN entries (masked cells) are ignored.  Diagonal o holds the cells
     (i, i + o) for o = −(B−1) … B−1.  Returns ``spread`` (the largest max − min over the finite
-    cells of one diagonal; 0 for a Toeplitz matrix, None when no diagonal has two finite cells),
+    cells of one diagonal; 0 for a Toeplitz matrix, None when no cell is finite),
     the ``offset`` o where it occurs, and ``scale`` = max |entry| over finite cells (None if none).
     Cost O(B²).
     """
@@ -137,13 +138,14 @@ def diagonal_spread(matrix: np.ndarray) -> dict[str, float | int | None]:
         raise ValueError(f"matrix must be square, got shape {values.shape}")
     finite = np.isfinite(values)
     scale = float(np.max(np.abs(values[finite]))) if finite.any() else None
-    # Row i shifted so that column j lands at j − i + (B − 1): column index = diagonal offset.
-    shifted = np.full((size, 2 * size - 1), np.nan)
-    rows = np.arange(size)[:, None]
-    shifted[rows, np.arange(size)[None, :] - rows + size - 1] = np.where(finite, values, np.nan)
+    # Mirror the columns and pad every row with B NaNs; reading the flat buffer with a row stride of
+    # 2B − 1 shifts row i right by i, which lines up each diagonal j − i = B − 1 − c in column c.
+    padded = np.full((size, 2 * size), np.nan)
+    padded[:, :size] = np.where(finite, values, np.nan)[:, ::-1]
+    shifted = padded.reshape(-1)[: size * (2 * size - 1)].reshape(size, 2 * size - 1)
     high = np.fmax.reduce(shifted, axis=0)
     low = np.fmin.reduce(shifted, axis=0)
-    spread = high - low
+    spread = (high - low)[::-1]  # index o + (B − 1) for diagonal o = j − i
     if not np.isfinite(spread).any():
         return {"spread": None, "offset": None, "scale": scale}
     where = int(np.nanargmax(spread))

@@ -275,6 +275,25 @@ def test_diagonal_spread_ignores_masked_cells():
     assert result["spread"] == pytest.approx(0.5) and result["offset"] == -1 and result["scale"] == 3.0
 
 
+@pytest.mark.parametrize("size", [1, 2, 3, 8, 61])
+def test_diagonal_spread_equals_a_loop_over_diagonals(size):
+    rng = np.random.default_rng(size)
+    matrix = rng.standard_normal((size, size))
+    matrix[rng.random((size, size)) < 0.3] = np.nan
+    result = diagonal_spread(matrix)
+    spreads = {}
+    for offset in range(-(size - 1), size):
+        cells = np.diagonal(matrix, offset)
+        cells = cells[np.isfinite(cells)]
+        if cells.size:
+            spreads[offset] = cells.max() - cells.min()
+    if not spreads:
+        assert result["spread"] is None
+    else:
+        worst = max(spreads.values())
+        assert result["spread"] == worst and spreads[result["offset"]] == worst
+
+
 # ---- 4. offsets -----------------------------------------------------------------------------------
 
 
