@@ -67,11 +67,21 @@ def rotate(x: np.ndarray, positions: np.ndarray, inv_freq: np.ndarray, pairing: 
     out = np.array(np.broadcast_to(x, (len(positions), x.shape[-1])))
     phi = angles(positions, inv_freq)
     cos, sin = np.cos(phi), np.sin(phi)
-    a, b = pair_index(rotary_dim, pairing)
+    a, b = _pair_slices(rotary_dim, pairing)  # the dims of pair_index as strided views (no gather)
     xa, xb = out[:, a].copy(), out[:, b].copy()
     out[:, a] = xa * cos - xb * sin
     out[:, b] = xa * sin + xb * cos
     return out
+
+
+def _pair_slices(rotary_dim: int, pairing: str) -> tuple[slice, slice]:
+    """The index sets of :func:`pair_index` as slices: (2j, 2j+1) or (j, j + r/2)."""
+    half = rotary_dim // 2
+    if pairing == "interleaved":
+        return slice(0, rotary_dim, 2), slice(1, rotary_dim, 2)
+    if pairing == "half":
+        return slice(0, half), slice(half, rotary_dim)
+    raise ValueError(f"pairing must be one of {PAIRINGS}, got {pairing!r}")
 
 
 def offset_scores(q: np.ndarray, k: np.ndarray, inv_freq: np.ndarray, offsets: np.ndarray, pairing: str) -> np.ndarray:
