@@ -6,6 +6,7 @@ natively; NaN and ±inf become ``null`` (the score matrix uses NaN for masked ce
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
 from typing import Any
@@ -61,15 +62,64 @@ def compress(body: bytes) -> bytes | None:
     return gzip.compress(body, GZIP_LEVEL, mtime=0) if len(body) >= 1024 else None
 
 
-def cached_json(request: Request, body: bytes, etag: str, compressed: bytes | None = None) -> Response:
+def cached_json(
+    request: Request,
+    body: bytes,
+    etag: str,
+    compressed: bytes | None = None,
+    *,
+    media_type: str | None = None,
+    vary: str = "Accept-Encoding",
+) -> Response:
     """A GET response that proxies and browsers may cache: ETag, Cache-Control, 304 on match.
 
     ``compressed`` is the body gzipped ahead of time: sent when the client accepts gzip, so a
     repeated request costs no compression (the gzip middleware leaves encoded responses alone).
+    ``media_type`` overrides ``application/json`` (the compact encoding); ``vary`` names the
+    request headers the body depends on.
     """
-    headers = {"ETag": etag, "Cache-Control": f"public, max-age={API_CACHE_SECONDS}", "Vary": "Accept-Encoding"}
+    headers = {"ETag": etag, "Cache-Control": f"public, max-age={API_CACHE_SECONDS}", "Vary": vary}
     if etag in request.headers.get("if-none-match", ""):
         return Response(status_code=304, headers=headers)
     if compressed is not None and "gzip" in request.headers.get("accept-encoding", ""):
-        return JSONBytes(compressed, headers={**headers, "Content-Encoding": "gzip"})
-    return JSONBytes(body, headers=headers)
+        return JSONBytes(compressed, headers={**headers, "Content-Encoding": "gzip"}, media_type=media_type)
+    return JSONBytes(body, headers=headers, media_type=media_type)
+
+
+# ---- compact encoding (opt-in, for the pages) ------------------------------------------------------
+#
+# JSON text is exact but slow to parse: a 512 × 512 heatmap is 5 MB of digits and costs the
+# browser tens of milliseconds in JSON.parse alone.  A page may instead ask for
+# ``Accept: application/vnd.pe-explorer.compact+json``: the same document, in which every float64
+# numpy array of at least COMPACT_MIN_ITEMS values is replaced by
+# ``{"dtype": "f8", "bdata": <base64 of the little-endian float64 bytes>, "shape": [...]}``
+# (the typed-array form plotly.js also reads).  The bytes are the float64 values themselves, so
+# the numbers are bit-for-bit those of the JSON twin; static/js/lib/api.js turns them back into
+# nested arrays with ``null`` where JSON has ``null`` (NaN, ±inf).  Without that Accept header,
+# scripts get plain JSON, as always.  Other dtypes (integers, float32, whose JSON text is the
+# shortest float32 repr, not the float64 value) stay JSON.
+
+COMPACT_MEDIA_TYPE = "application/vnd.pe-explorer.compact+json"
+COMPACT_MIN_ITEMS = 1024
+
+
+def wants_compact(request: Request) -> bool:
+    return COMPACT_MEDIA_TYPE in request.headers.get("accept", "")
+
+
+def compact(obj: Any) -> Any:
+    """``obj`` with every large float64 array replaced by its typed-array form (see above)."""
+    if isinstance(obj, np.ndarray):
+        if obj.dtype == np.float64 and obj.size >= COMPACT_MIN_ITEMS and obj.ndim >= 1:
+            data = np.ascontiguousarray(obj, dtype="<f8")
+            return {"dtype": "f8", "bdata": base64.b64encode(data.tobytes()).decode("ascii"), "shape": list(data.shape)}
+        return obj
+    if isinstance(obj, dict):
+        return {key: compact(value) for key, value in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [compact(value) for value in obj]
+    return obj
+
+
+def dumps_compact(obj: Any) -> bytes:
+    return dumps(compact(obj))

@@ -21,7 +21,16 @@ from starlette.responses import HTMLResponse, Response
 from app.web import errors
 from app.web.params import Params
 from app.settings import RESPONSE_CACHE_BYTES
-from app.web.responses import cached_json, compress, dumps, embed_json, etag_for
+from app.web.responses import (
+    COMPACT_MEDIA_TYPE,
+    cached_json,
+    compress,
+    dumps,
+    dumps_compact,
+    embed_json,
+    etag_for,
+    wants_compact,
+)
 from app.web.security import content_security_policy
 from app.web.templating import canonical_items, controls_for, field_specs, mathml, templates
 from app.web.views import View, ordered
@@ -82,6 +91,20 @@ def computed(view_name: str, params: Params) -> tuple[bytes, str, bytes | None]:
     return entry
 
 
+def computed_compact(view_name: str, params: Params) -> tuple[bytes, str, bytes | None]:
+    """Like :func:`computed`, in the compact encoding the pages ask for (``responses.compact``)."""
+    from app.web.views import REGISTRY
+
+    key = ("compact", view_name, params)
+    entry = RESPONSE_CACHE.get(key)
+    if entry is None:
+        body = dumps_compact(REGISTRY[view_name].compute(params))
+        # Its own ETag even when no array was large enough to change the bytes: another media type.
+        entry = (body, etag_for(body)[:-1] + '-c"', compress(body))
+        RESPONSE_CACHE.put(key, entry)
+    return entry
+
+
 def api_router(views: list[View]) -> APIRouter:
     router = APIRouter()
     for view in views:
@@ -125,7 +148,12 @@ def _add_api_route(router: APIRouter, view: View) -> None:
     model = view.params
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
-        return cached_json(request, *computed(view.name, params))
+        # The body depends on Accept (plain JSON, or the pages' compact encoding).
+        if wants_compact(request):
+            return cached_json(
+                request, *computed_compact(view.name, params), media_type=COMPACT_MEDIA_TYPE, vary="Accept, Accept-Encoding"
+            )
+        return cached_json(request, *computed(view.name, params), vary="Accept, Accept-Encoding")
 
     description = view.api_description or view.summary
     if view.examples:

@@ -1,4 +1,62 @@
 // Fetch JSON, cancelling the previous request: a newer slider value wins.
+//
+// Requests ask for the compact encoding (app/web/responses.py): the same document with large
+// float64 arrays sent as base64 bytes instead of decimal text, which the browser decodes far
+// faster than JSON.parse reads digits.  decodeCompact() turns those arrays back into the nested
+// arrays plain JSON would have given (null where JSON has null), bit for bit the same numbers,
+// so pages never see the difference.  Endpoints that do not offer it answer plain JSON.
+
+export const COMPACT_TYPE = "application/vnd.pe-explorer.compact+json";
+const ACCEPT = `${COMPACT_TYPE}, application/json;q=0.9`;
+
+function base64Bytes(text) {
+  if (typeof Uint8Array.fromBase64 === "function") return Uint8Array.fromBase64(text);
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+function nested(values, shape, offset, depth) {
+  const size = shape[depth];
+  const out = new Array(size);
+  if (depth === shape.length - 1) {
+    for (let i = 0; i < size; i++) {
+      const value = values[offset + i];
+      out[i] = Number.isFinite(value) ? value : null; // as JSON: NaN and ±inf are null
+    }
+    return out;
+  }
+  let stride = 1;
+  for (let d = depth + 1; d < shape.length; d++) stride *= shape[d];
+  for (let i = 0; i < size; i++) out[i] = nested(values, shape, offset + i * stride, depth + 1);
+  return out;
+}
+
+function isTypedArray(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && value.dtype === "f8" &&
+    typeof value.bdata === "string" && Array.isArray(value.shape);
+}
+
+/** Replace every {dtype: "f8", bdata, shape} in a compact document by nested arrays. */
+export function decodeCompact(value) {
+  if (Array.isArray(value)) return value.map(decodeCompact);
+  if (value === null || typeof value !== "object") return value;
+  if (isTypedArray(value)) {
+    const bytes = base64Bytes(value.bdata);
+    const values = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+    return value.shape.length === 0 ? values[0] : nested(values, value.shape, 0, 0);
+  }
+  const out = {};
+  for (const [key, item] of Object.entries(value)) out[key] = decodeCompact(item);
+  return out;
+}
+
+async function readBody(response) {
+  const compact = (response.headers.get("content-type") || "").startsWith(COMPACT_TYPE);
+  const body = await response.json();
+  return compact ? decodeCompact(body) : body;
+}
 
 export class LatestRequest {
   constructor() {
@@ -11,8 +69,11 @@ export class LatestRequest {
     const controller = new AbortController();
     this.controller = controller;
     try {
-      const response = await fetch(url, { signal: controller.signal, headers: { Accept: "application/json" } });
-      const body = await response.json().catch(() => ({ detail: `HTTP ${response.status}` }));
+      const response = await fetch(url, { signal: controller.signal, headers: { Accept: ACCEPT } });
+      const body = await readBody(response).catch((error) => {
+        if (error.name === "AbortError") throw error;
+        return { detail: `HTTP ${response.status}` };
+      });
       return controller.signal.aborted ? null : { ok: response.ok, status: response.status, body };
     } catch (error) {
       if (error.name === "AbortError") return null;

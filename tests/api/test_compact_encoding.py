@@ -1,0 +1,97 @@
+"""The compact encoding the pages ask for: same numbers as the JSON twin, bit for bit; opt-in only.
+
+Decoded here independently of the app: base64 → little-endian float64 bytes (numpy.frombuffer),
+non-finite values → null as JSON has them.
+"""
+
+import base64
+import math
+
+import numpy as np
+import pytest
+
+from app.main import create_app  # noqa: F401  (registers every view)
+from app.web.views import discover
+
+COMPACT = "application/vnd.pe-explorer.compact+json"
+VIEWS = discover()
+
+
+def decode(value):
+    if isinstance(value, list):
+        return [decode(item) for item in value]
+    if isinstance(value, dict):
+        if set(value) == {"dtype", "bdata", "shape"}:
+            assert value["dtype"] == "f8"
+            array = np.frombuffer(base64.b64decode(value["bdata"]), dtype="<f8").reshape(value["shape"])
+            return _plain(array.tolist())
+        return {key: decode(item) for key, item in value.items()}
+    return value
+
+
+def _plain(value):
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value if math.isfinite(value) else None
+
+
+def same_bits(a, b) -> bool:
+    """Equal, with floats compared by their bits (so 0.0 and -0.0 differ)."""
+    if isinstance(a, float) and isinstance(b, float):
+        return np.float64(a).tobytes() == np.float64(b).tobytes()
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and not isinstance(b, bool):
+        return float(a) == float(b) and type(a) is type(b)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_bits(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_bits(a[k], b[k]) for k in a)
+    return a == b
+
+
+@pytest.mark.parametrize("view", VIEWS, ids=[view.name for view in VIEWS])
+def test_compact_twin_decodes_to_the_json_twin(client, view):
+    plain = client.get(view.api_path)
+    packed = client.get(view.api_path, headers={"accept": COMPACT})
+    assert plain.status_code == packed.status_code == 200
+    assert plain.headers["content-type"].startswith("application/json")
+    assert packed.headers["content-type"].startswith(COMPACT)
+    assert "Accept" in plain.headers["vary"] and "Accept" in packed.headers["vary"]
+    assert plain.headers["etag"] != packed.headers["etag"]
+    assert same_bits(decode(packed.json()), plain.json())
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/api/rope/scores?seq_len=512&causal=true",  # NaN-masked cells become null
+        "/api/rope/scores?seq_len=100000&head_dim=8",
+        "/api/sinusoidal/table?seq_len=512&dim=512",
+    ],
+)
+def test_large_arrays_travel_as_float64_bytes(client, url):
+    plain = client.get(url)
+    packed = client.get(url, headers={"accept": f"{COMPACT}, application/json;q=0.9", "accept-encoding": "identity"})
+    assert plain.status_code == packed.status_code == 200
+    assert '"bdata"' in packed.text and len(packed.content) < len(plain.content)
+    assert same_bits(decode(packed.json()), plain.json())
+
+
+def test_scripts_get_plain_json_by_default(client):
+    for accept in (None, "application/json", "*/*"):
+        headers = {"accept": accept} if accept else {}
+        response = client.get("/api/sinusoidal/table?seq_len=512&dim=512", headers=headers)
+        assert response.headers["content-type"].startswith("application/json")
+        assert '"bdata"' not in response.text
+        assert isinstance(response.json()["table"][0][0], float)
+
+
+def test_compact_response_is_gzipped_when_accepted(client):
+    response = client.get("/api/rope/scores?seq_len=512", headers={"accept": COMPACT, "accept-encoding": "gzip"})
+    assert response.headers.get("content-encoding") == "gzip"
+    assert response.headers["content-type"].startswith(COMPACT)
+
+
+def test_compact_etag_revalidates(client):
+    first = client.get("/api/rope/scores?seq_len=300", headers={"accept": COMPACT})
+    again = client.get("/api/rope/scores?seq_len=300", headers={"accept": COMPACT, "if-none-match": first.headers["etag"]})
+    assert again.status_code == 304
