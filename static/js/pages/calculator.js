@@ -14,14 +14,13 @@ function drawMargin(data) {
   const traces = [];
   m.curves.forEach((curve, i) => {
     const color = COLORS[i];
-    traces.push({ type: "scatter", mode: "lines", x: [...x], y: [...curve.low], name: `${curve.label} = ${fmt(curve.base, 4)} (lowest per column)`, line: { color, width: lineWidth(1) } });
-    traces.push({ type: "scatter", mode: "lines", x: [...x], y: [...curve.high], name: `${curve.label} (highest per column)`, line: { color, width: lineWidth(1) }, fill: "tonexty", opacity: 0.5 });
+    traces.push({ type: "scatter", mode: "lines", x: [...x], y: [...curve.low], name: `${curve.label} = ${fmt(curve.base, 6)}: lowest per column`, line: { color, width: lineWidth(1) } });
+    traces.push({ type: "scatter", mode: "lines", x: [...x], y: [...curve.high], name: `${curve.label}: highest per column`, line: { color, width: lineWidth(1) }, fill: "tonexty", opacity: 0.5 });
   });
   traces.push({ type: "scatter", mode: "lines", x: [0, m.length - 1], y: [0, 0], name: "B = 0", line: { color: "#000", dash: "dash", width: lineWidth(1) } });
   draw("plot-margin", traces, {
-    height: 480,
-    margin: { b: 130 },
-    legend: { orientation: "h", y: -0.3 },
+    margin: { r: 230 },
+    legend: { orientation: "v", x: 1.02, y: 1 },
     title: { text: `B_m = Σ cos(m·θ_i) for distances m < ${m.length.toLocaleString("en-US")}` },
     xaxis: axis("distance m (tokens)"),
     yaxis: axis("B_m"),
@@ -45,9 +44,9 @@ startPage({
       "men",
       data.men_base === null
         ? `not computed above T = ${limit}`
-        : `${fmt(data.men_base, 4)} (b = ${fmt(data.base)} ${data.men_ok ? "is enough" : "is below it"})`,
+        : `${fmt(data.men_base, 6)} (b = ${fmt(data.base, 6)} ${data.men_ok ? "is enough" : "is below it"})`,
     );
-    out("men_train", data.men_base_train === null ? `not computed above L = ${limit}` : fmt(data.men_base_train, 4));
+    out("men_train", data.men_base_train === null ? `not computed above L = ${limit}` : fmt(data.men_base_train, 6));
     out(
       "men_note",
       data.men_base === null

@@ -5,7 +5,8 @@ import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
 
 const DASH = { float32: "solid", bfloat16: "dash", float16: "dot" };
-const LAYOUT = { height: 520, margin: { b: 150 }, legend: { orientation: "h", y: -0.28 } };
+// Twelve curves: a vertical legend on the right keeps every entry inside the plot's own box.
+const LAYOUT = { margin: { r: 170 }, legend: { orientation: "v", x: 1.02, y: 1 } };
 
 function positive(values) {
   return values.map((v) => (v > 0 && Number.isFinite(v) ? v : null));
