@@ -14,6 +14,8 @@ to bfloat16 equals a correctly rounded bfloat16 multiply.  The reference is floa
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 DTYPES = ("float32", "bfloat16", "float16")
@@ -52,15 +54,16 @@ def round_to(x: np.ndarray | float, dtype: str) -> np.ndarray:
     raise ValueError(f"unknown dtype {dtype!r}")
 
 
-def angles_in(positions: np.ndarray, inv_freq: float, dtype: str) -> np.ndarray:
+def angles_in(positions: np.ndarray, inv_freq: float, dtype: str, rounded_positions: np.ndarray | None = None) -> np.ndarray:
     """φ̃(m) = round(round(m)·round(θ)) in ``dtype``, returned as float64.  Shape of positions.
 
     θ is first rounded to float32 (the dtype transformers builds it in), then to ``dtype``.
+    ``rounded_positions`` (``round_to(positions, dtype)``) may be passed to reuse it across pairs.
     """
     theta32 = np.float32(inv_freq)
     if dtype == "float64":
         return np.asarray(positions, dtype=np.float64) * float(inv_freq)
-    m = round_to(positions, dtype)
+    m = round_to(positions, dtype) if rounded_positions is None else rounded_positions
     theta = round_to(np.float64(theta32), dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         if dtype == "bfloat16":
@@ -111,6 +114,9 @@ def first_collision(inv_freq: float, dtype: str, limit: int) -> int | None:
     position_collision = 2 ** p  # round(2^p + 1) == 2^p (ties to even)
     if theta == 0.0:
         return 0 if limit > 0 else None
+    if math.frexp(theta)[0] == 0.5 and theta >= np.finfo(np.float32).tiny:
+        # A power of two: every product round(m)·θ is exact, so only the positions collide.
+        return position_collision if position_collision < limit else None
     # First exponent e with ulp = 2^(e−p+1) ≥ θ; products below 2^e cannot collide.
     e = int(np.ceil(np.log2(theta))) + p - 1
     start = max(0, int(np.floor(2.0 ** e / theta)) - 2)

@@ -61,15 +61,17 @@ def compute_precision(params: PrecisionParams) -> dict[str, Any]:
     theta = base_inv_freq(r, params.base)
     positions = np.arange(params.seq_len, dtype=np.float64)
     columns = min(COLUMNS, params.seq_len)
+    rounded = {dtype: precision.round_to(positions, dtype) for dtype in precision.DTYPES}
     curves = []
     for j in params.pairs:
         exact = positions * theta[j]
+        cos_exact = np.cos(exact)
         entry: dict[str, Any] = {"pair": j, "inv_freq": float(theta[j]), "inv_freq_float32": float(np.float32(theta[j])), "dtypes": {}}
         for dtype in precision.DTYPES:
-            approx = precision.angles_in(positions, float(theta[j]), dtype)
+            approx = precision.angles_in(positions, float(theta[j]), dtype, rounded[dtype])
             with np.errstate(invalid="ignore"):
                 angle_err = np.abs(approx - exact)
-                score_err = np.abs(np.cos(approx) - np.cos(exact))
+                score_err = np.abs(np.cos(approx) - cos_exact)
             angle_env = minmax_envelope(angle_err, columns)
             score_env = minmax_envelope(score_err, columns)
             finite = np.isfinite(angle_err)
