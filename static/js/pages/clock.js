@@ -101,6 +101,7 @@ function drawClock(data, position) {
     uirevision: "clock",
   });
   out("position_now", String(position));
+  showAngles(data, position);
 }
 
 // ---- the aliasing view --------------------------------------------------------------------------
@@ -198,22 +199,31 @@ function drawAlias(data) {
   );
 }
 
-function handRows(data, position) {
+// One row per hand, built once per data; the angle column follows the position.
+let angleCells = [];
+
+function handRows(data) {
   const body = document.querySelector('[data-out="hand_rows"]');
   if (!body) return;
+  angleCells = [];
   const rows = data.inv_freq.map((theta, j) => {
     const row = document.createElement("tr");
-    const angle = ((position * theta) % TWO_PI) * (180 / Math.PI);
-    const values = [j, fmt(theta, 6), fmt(data.period[j], 6), fmt(data.turns_in_context[j], 5), fmt(angle, 6)];
-    for (const value of values) {
+    const values = [j, fmt(theta, 6), fmt(data.period[j], 6), fmt(data.turns_in_context[j], 5), ""];
+    values.forEach((value, i) => {
       const cell = document.createElement("td");
       cell.textContent = String(value);
       row.appendChild(cell);
-    }
-    if (data.completes_turn[j]) row.className = "full-turn";
+      if (i === values.length - 1) angleCells.push(cell);
+    });
     return row;
   });
   body.replaceChildren(...rows);
+}
+
+function showAngles(data, position) {
+  data.inv_freq.forEach((theta, j) => {
+    if (angleCells[j]) angleCells[j].textContent = fmt(((position * theta) % TWO_PI) * (180 / Math.PI), 6);
+  });
 }
 
 function readouts(data) {
@@ -326,6 +336,8 @@ document.querySelector(".transport")?.addEventListener("click", (event) => {
   else if (action === "reset") moveTo(0, true);
 });
 
+let drawnFor = null; // the data and presenter mode the static parts were drawn for
+
 startPage({
   draw(data, state) {
     const first = latest === null;
@@ -335,9 +347,14 @@ startPage({
       current = Number.isInteger(state.position) ? state.position : 0;
       synced = current;
     }
+    // Only the clock depends on the position: the rest is redrawn when the data or the mode changes.
+    const presenter = document.body.classList.contains("presenter");
+    if (!drawnFor || drawnFor.data !== data || drawnFor.presenter !== presenter) {
+      drawnFor = { data, presenter };
+      handRows(data);
+      drawAlias(data);
+      readouts(data);
+    }
     drawClock(data, current);
-    drawAlias(data);
-    handRows(data, current);
-    readouts(data);
   },
 });
