@@ -105,6 +105,7 @@ startPage({
       font: { size: 10, color: "#444" },
       text: i === 0 ? `hand ${data.returns.hand} back to ${fmt(mark.gap, 3)} rad at Δ=${mark.delta}` : `Δ=${mark.delta}`,
       textangle: i === 0 ? 0 : -60,
+      xanchor: i === 0 ? "right" : "center",
     }));
     draw("plot-offsets", traces, {
       title: {
@@ -116,8 +117,9 @@ startPage({
       yaxis: axis("score s(Δ)"),
       shapes,
       annotations,
-      height: 560,
-      margin: { t: 80 },
+      height: 600,
+      legend: { orientation: "h", x: 0, xanchor: "left", yref: "container", y: 0.01, yanchor: "bottom" },
+      margin: { t: 80, b: document.body.classList.contains("presenter") ? 170 : 110 },
     });
 
     out("points", `${data.total_points.toLocaleString("en-US")} in ${data.column_start.length} columns (up to ${data.max_points_per_column} per column)`);

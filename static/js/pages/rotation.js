@@ -10,6 +10,15 @@ function out(name, text) {
   if (slot) slot.textContent = text;
 }
 
+// Legend pinned to the bottom of the figure, below the axis title, with room for larger presenter fonts.
+function legendBelow() {
+  const presenter = document.body.classList.contains("presenter");
+  return {
+    legend: { orientation: "h", x: 0, xanchor: "left", yref: "container", y: 0.01, yanchor: "bottom" },
+    margin: { b: presenter ? 170 : 100 },
+  };
+}
+
 function degrees(value) {
   return `${fmt(value, 6)}°`;
 }
@@ -63,7 +72,7 @@ function arc(fromDeg, sweepDeg, radius, axes, label, legend) {
       x: [1.45 * radius * Math.cos(mid)],
       y: [1.45 * radius * Math.sin(mid)],
       text: [label],
-      textfont: { color: COLORS[2], size: 14 },
+      textfont: { color: COLORS[2], size: lineWidth(7) * 2 },
       showlegend: false,
       xaxis: axes[0],
       yaxis: axes[1],
@@ -121,12 +130,17 @@ startPage({
       [...panelTraces(data, left, ["x", "y"], true), ...panelTraces(data, right, ["x2", "y2"], false)],
       {
         title: { text: `θ = ${fmt(data.theta, 6)} rad (${fmt(data.theta_degrees, 5)}°) per token, offset n − m = ${data.offset}` },
-        xaxis: { ...square([0, 0.46]), title: { text: `positions m = ${left.m}, n = ${left.n}` } },
+        xaxis: square([0, 0.46]),
         yaxis: square([0, 1], "x"),
-        xaxis2: { ...square([0.54, 1]), title: { text: `shifted by k = ${data.shift}: m = ${right.m}, n = ${right.n}` } },
+        xaxis2: square([0.54, 1]),
         yaxis2: { ...square([0, 1], "x2"), anchor: "x2" },
-        height: 460,
-        legend: { orientation: "h", y: -0.18 },
+        annotations: [
+          { text: `positions<br>m = ${left.m}, n = ${left.n}`, x: 0.23, y: 1.0, xref: "paper", yref: "paper", yanchor: "bottom", showarrow: false },
+          { text: `shifted by k = ${data.shift}<br>m = ${right.m}, n = ${right.n}`, x: 0.77, y: 1.0, xref: "paper", yref: "paper", yanchor: "bottom", showarrow: false },
+        ],
+        height: 520,
+        ...legendBelow(),
+        margin: { ...legendBelow().margin, t: 110 },
       },
     );
 
@@ -164,9 +178,8 @@ startPage({
         title: { text: "Length of the query against its position" },
         xaxis: axis("position m"),
         yaxis: axis("length", { rangemode: "tozero" }),
-        height: 340,
-        legend: { orientation: "h", y: -0.32 },
-        margin: { b: 90 },
+        height: 360,
+        ...legendBelow(),
       },
     );
 
@@ -205,9 +218,8 @@ startPage({
         title: { text: `Score of the pair with gap ${data.offset}, shifted by k` },
         xaxis: axis("shift k (both positions)"),
         yaxis: axis("score"),
-        height: 340,
-        legend: { orientation: "h", y: -0.32 },
-        margin: { b: 90 },
+        height: 360,
+        ...legendBelow(),
       },
     );
 
