@@ -289,7 +289,9 @@ function moveTo(position, push) {
 function frame(now) {
   if (!playing || !latest) return;
   if (lastTime === null) lastTime = now;
-  carry += ((now - lastTime) / 1000) * latest.state.speed;
+  const speed = Number(latest.state.speed);
+  // An out-of-range speed typed into the box plays at the nearest allowed one (0.25 … 10000 tokens/s).
+  carry += ((now - lastTime) / 1000) * (Number.isFinite(speed) ? Math.min(10000, Math.max(0.25, speed)) : 2);
   lastTime = now;
   const steps = Math.floor(carry);
   if (steps > 0) {
