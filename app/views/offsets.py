@@ -19,7 +19,7 @@ from app.web.fields import HeadDim, Seed
 from app.web.params import UI, Params
 from app.web.views import View, register
 
-MAX_OFFSET = 1_048_576
+MAX_OFFSET = 262_144
 # Work per request: offsets × pairs × bases × curves (one per seed with random content).  2^26 is
 # 131072 offsets × 64 pairs × 2 bases × 4 seeds: about 25 ms of one core on the 2-core machine.
 BUDGET = 2**26
