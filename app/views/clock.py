@@ -120,6 +120,7 @@ register(
     View(
         name="clock",
         title="A clock with many hands",
+        short_title="Clock",
         summary="d/2 hands turning at geometric speeds: fast hands alias, slow hands keep the order.",
         section="Rotary",
         order=40,

@@ -101,6 +101,7 @@ register(
     View(
         name="conventions",
         title="Interleaved or half: two pairings",
+        short_title="Pairings",
         summary="GPT-J pairs neighbours, GPT-NeoX pairs halves: the same rotation after a permutation, a bug without it.",
         section="Rotary",
         order=70,

@@ -304,6 +304,7 @@ register(
     View(
         name="ladder",
         title="The frequency ladder",
+        short_title="Frequency ladder",
         summary="Every rotating pair gets its own speed, from one radian per token down to a crawl.",
         section="Foundations",
         order=10,

@@ -229,6 +229,7 @@ register(
     View(
         name="offsets",
         title="Score against offset",
+        short_title="Score vs offset",
         summary="s(Δ) out to 131072 tokens: decay for constant content, none for random content, and p-RoPE.",
         section="Rotary",
         order=60,

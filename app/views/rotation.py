@@ -142,6 +142,7 @@ register(
     View(
         name="rotation",
         title="Rotation in the plane",
+        short_title="Rotation",
         summary="Turn q and k by angles proportional to their positions: the score only sees the gap.",
         section="Rotary",
         order=30,

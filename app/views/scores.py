@@ -137,6 +137,7 @@ register(
     View(
         name="scores",
         title="The score matrix",
+        short_title="Score matrix",
         summary="Every query against every key: for one repeated token the diagonals are constant (Toeplitz).",
         section="Rotary",
         order=50,

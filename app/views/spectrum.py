@@ -191,6 +191,7 @@ register(
     View(
         name="spectrum",
         title="Context extension: the scaling spectrum",
+        short_title="Scaling spectrum",
         summary="What position interpolation, NTK, YaRN, LongRoPE and Llama 3.1 do to each rotating pair.",
         section="Context extension",
         order=200,
