@@ -21,19 +21,27 @@ from app.web.responses import JSONBytes, dumps
 
 router = APIRouter(tags=["Rotary"])
 
-Component = Annotated[float, Field(allow_inf_nan=False, ge=-1e6, le=1e6)]
-Position = Annotated[int, Field(ge=0, le=1_048_576)]
+# strict: a JSON body is typed, so true/false or "1" where a number belongs is refused, not coerced.
+Component = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-1e6, le=1e6)]
+Position = Annotated[int, Field(strict=True, ge=0, le=1_048_576)]
+# len(positions) × len(q): q_rot and k_rot hold this many numbers each (≈ 1.3 MB of JSON apiece).
+MAX_ROTATED_VALUES = 65536
 
 
 class RotateBody(Params):
     q: Annotated[tuple[Component, ...], Field(min_length=2, max_length=1024, description="Query vector (even length).")]
     k: Annotated[tuple[Component, ...], Field(min_length=2, max_length=1024, description="Key vector, same length as q.")]
     positions: Annotated[
-        tuple[Position, ...], Field(min_length=1, max_length=256, description="Positions at which to rotate q and k.")
+        tuple[Position, ...],
+        Field(
+            min_length=1,
+            max_length=256,
+            description=f"Positions at which to rotate q and k; len(positions) × len(q) ≤ {MAX_ROTATED_VALUES}.",
+        ),
     ]
-    base: Base = 10000.0
+    base: Annotated[Base, Field(strict=True)] = 10000.0
     pairing: Pairing = "interleaved"
-    partial_rotary_factor: PartialRotaryFactor = 1.0
+    partial_rotary_factor: Annotated[PartialRotaryFactor, Field(strict=True)] = 1.0
 
     @field_validator("q")
     @classmethod
@@ -48,6 +56,16 @@ class RotateBody(Params):
         q = info.data.get("q")
         if q is not None and len(q) != len(value):
             raise ValueError(f"length must equal the length of q ({len(q)}), got {len(value)}")
+        return value
+
+    @field_validator("positions")
+    @classmethod
+    def _bounded_output(cls, value: tuple[int, ...], info: ValidationInfo) -> tuple[int, ...]:
+        q = info.data.get("q")
+        if q is not None and len(q) * len(value) > MAX_ROTATED_VALUES:
+            raise ValueError(
+                f"len(positions) × len(q) must be at most {MAX_ROTATED_VALUES} (got {len(value)} × {len(q)})"
+            )
         return value
 
     @field_validator("partial_rotary_factor")
@@ -67,7 +85,8 @@ class RotateBody(Params):
         "position) and `dot[m][n] = ⟨R(positions[m]) q, R(positions[n]) k⟩`, the raw inner product without "
         "1/√d.  Example body: `{\"q\": [1, 0], \"k\": [1, 0], \"positions\": [0, 2, 5, 7]}`."
     ),
-    response_class=JSONBytes,
+    response_class=Response,
+    responses={200: {"content": {"application/json": {}}, "description": "The rotated vectors and their inner products."}},
 )
 def rotate_vectors(body: RotateBody) -> Response:
     d = len(body.q)

@@ -2,6 +2,9 @@
 
 Every validation error item carries ``param`` (the field) and, when known, ``allowed`` (a
 sentence built from the field's constraints), besides FastAPI's usual ``loc``/``msg``/``type``.
+Every other 4xx JSON body has the same shape, ``{"detail": [{"type", "loc", "param", "msg",
+"allowed"?}]}``: an unknown path names ``path``, a wrong method names ``method``, and a body
+that cannot be parsed (invalid UTF-8, JSON nested too deeply) is a 422 naming ``body``.
 """
 
 from __future__ import annotations
@@ -50,7 +53,10 @@ def describe_errors(errors: list[dict[str, Any]], models: list[type[BaseModel]])
         fields = [part for part in loc if isinstance(part, str) and part not in ("query", "body", "path")]
         param = fields[0] if fields else ("body" if loc[:1] == ["body"] else "")
         item: dict[str, Any] = {"type": error.get("type", "value_error"), "loc": loc, "param": param}
-        if error.get("type") == "extra_forbidden":
+        if param == "body" and fields == [] and models:
+            item["msg"] = _body_message(error)
+            item["allowed"] = "a JSON object with the fields " + ", ".join(known)
+        elif error.get("type") == "extra_forbidden":
             item["msg"] = f"Unknown parameter {param!r}"
             item["allowed"] = "one of " + ", ".join(known) if known else "no parameters"
         else:
@@ -83,7 +89,14 @@ def install(app: FastAPI, render_error_page) -> None:
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
         if request.url.path.startswith("/api") or not _wants_html(request):
-            return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+            cause = exc.__cause__
+            if exc.status_code == 400 and cause is not None:
+                # FastAPI turns any failure to read or decode a body into a bare 400.
+                if type(cause).__name__ == "BodyTooLarge":
+                    return _body_too_large()
+                problem = {"type": "json_invalid", "loc": ("body",), "ctx": {"error": _parse_failure(cause)}}
+                return validation_response([problem], MODELS_BY_PATH.get(request.url.path, []))
+            return JSONBytes(dumps({"detail": [_http_item(request, exc)]}), status_code=exc.status_code, headers=exc.headers)
         return render_error_page(request, exc.status_code, str(exc.detail))
 
     @app.exception_handler(Exception)
@@ -92,6 +105,58 @@ def install(app: FastAPI, render_error_page) -> None:
         if request.url.path.startswith("/api") or not _wants_html(request):
             return JSONResponse({"detail": "Internal error; this is a bug, please report it."}, status_code=500)
         return render_error_page(request, 500, "Something went wrong on our side.")
+
+
+def _body_message(error: dict[str, Any]) -> str:
+    if error.get("type") == "json_invalid":
+        reason = (error.get("ctx") or {}).get("error")
+        return "The body is not valid JSON" + (f" ({reason})" if reason else "")
+    if error.get("type") == "missing":
+        return "A JSON body is required"
+    return str(error.get("msg", "Invalid body")).removeprefix("Value error, ")
+
+
+def _parse_failure(cause: BaseException) -> str:
+    if isinstance(cause, RecursionError):
+        return "too deeply nested"
+    if isinstance(cause, UnicodeDecodeError):
+        return "not UTF-8"
+    return type(cause).__name__
+
+
+def _http_item(request: Request, exc: HTTPException) -> dict[str, Any]:
+    status = exc.status_code
+    if status == 404:
+        return {
+            "type": "not_found",
+            "loc": ["path"],
+            "param": "path",
+            "msg": exc.detail if exc.detail != "Not Found" else f"Nothing here: {request.url.path}",
+            "allowed": "the paths listed at /docs (and in /openapi.json)",
+        }
+    if status == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        return {
+            "type": "method_not_allowed",
+            "loc": ["method"],
+            "param": "method",
+            "msg": f"Method {request.method} is not allowed here",
+            "allowed": allowed or "see /docs",
+        }
+    return {"type": f"http_{status}", "loc": [], "param": "", "msg": str(exc.detail)}
+
+
+def _body_too_large() -> Response:
+    from app.settings import MAX_BODY_BYTES
+
+    item = {
+        "type": "too_large",
+        "loc": ["body"],
+        "param": "body",
+        "msg": "Request body too large",
+        "allowed": f"at most {MAX_BODY_BYTES} bytes",
+    }
+    return JSONBytes(dumps({"detail": [item]}), status_code=413)
 
 
 def _wants_html(request: Request) -> bool:

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict
 class Params(BaseModel):
     """Parameters of one computation: frozen (hashable, memoisable) and strict about names."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # validate_default: cross-field rules on a later field also run when that field keeps its default.
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
 
 class Display(Params):
