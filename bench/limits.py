@@ -1,0 +1,410 @@
+"""Cost of every API operation (and every page) at the largest sizes its parameters allow.
+
+The budget for one request is ~50 ms of CPU and ~50 MB of memory.  This module finds, for every
+registered view (``app.web.views.discover()``) and every POST operation of the OpenAPI document,
+parameter sets at the largest allowed sizes, read from the parameter model's JSON schema:
+starting from the defaults, each bounded number and each bounded list is pushed, in field order,
+to the largest value the model still accepts (binary search on validity, so cross-field rules
+such as ``seq_len × dim ≤ 262144`` hold); every other value of every choice field (enum, boolean)
+starts a variant of its own.  Other GET operations that have a parameter model registered in
+``app.web.errors.MODELS_BY_PATH`` are covered the same way, and so is each view's CSV twin.
+
+``python -m bench.limits`` prints one row per operation: the costliest variant's wall time and
+CPU time (medians over cold runs, every cache in ``app`` cleared before each), its peak traced
+memory (tracemalloc, numpy included), and the response size; rows over budget are marked.
+``tests/api/test_limits.py`` uses the same cases and asserts only what is deterministic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import re
+import statistics
+import sys
+import time
+import tracemalloc
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from pydantic import BaseModel, ValidationError
+
+CPU_BUDGET_MS = 50.0
+MEMORY_BUDGET_MB = 50.0
+MAX_VARIANTS = 48  # choice fields beyond this many combinations are varied one at a time
+
+
+@dataclass
+class Case:
+    """One request at the largest sizes: ``GET path?query`` or ``POST path`` with a JSON body."""
+
+    label: str  # operation, e.g. "GET /api/rope/scores"
+    method: str
+    path: str
+    values: dict[str, Any]
+    page: bool = False  # the HTML page rather than the API twin
+
+    @property
+    def url(self) -> str:
+        if self.method == "POST":
+            return self.path
+        query = query_string(self.values)
+        return self.path + ("?" + query if query else "")
+
+    @property
+    def body(self) -> bytes | None:
+        return json.dumps(self.values).encode() if self.method == "POST" else None
+
+    def describe(self, limit: int = 70) -> str:
+        parts = [f"{k}=[{len(v)}]" if isinstance(v, (list, tuple)) else f"{k}={v}" for k, v in self.values.items()]
+        text = ", ".join(parts) or "defaults"
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass
+class Measurement:
+    case: Case
+    status: int
+    size: int
+    wall_ms: float
+    cpu_ms: float
+    peak_mb: float
+    variants: list[Case] = field(default_factory=list)
+
+
+# ---- the largest values a model accepts ---------------------------------------------------------
+
+
+def _plain(prop: dict[str, Any]) -> dict[str, Any]:
+    """The non-null branch of an ``X | None`` schema."""
+    for option in prop.get("anyOf", ()):
+        if option.get("type") != "null":
+            return {**option, **{k: v for k, v in prop.items() if k != "anyOf"}}
+    return prop
+
+
+def _properties(model: type[BaseModel]) -> dict[str, dict[str, Any]]:
+    schema = model.model_json_schema()
+    definitions = schema.get("$defs", {})
+    out = {}
+    for name, prop in schema.get("properties", {}).items():
+        if "$ref" in prop:
+            prop = definitions.get(prop["$ref"].rsplit("/", 1)[-1], prop)
+        out[name] = _plain(prop)
+    return out
+
+
+def _valid(model: type[BaseModel], values: dict[str, Any]) -> bool:
+    try:
+        model.model_validate(values)
+        return True
+    except ValidationError:
+        return False
+
+
+def _own_errors_only(model: type[BaseModel], values: dict[str, Any], name: str) -> bool:
+    """True if ``name`` itself is acceptable (rules naming a later field are fixed later)."""
+    try:
+        model.model_validate(values)
+        return True
+    except ValidationError as exc:
+        return not any(error.get("loc") and error["loc"][0] == name for error in exc.errors())
+
+
+def _upper(prop: dict[str, Any]) -> float | None:
+    if "maximum" in prop:
+        return prop["maximum"]
+    if "exclusiveMaximum" in prop:
+        high = prop["exclusiveMaximum"]
+        return high - 1 if prop.get("type") == "integer" else math.nextafter(high, -math.inf)
+    return None
+
+
+def _lower(prop: dict[str, Any]) -> float:
+    if "minimum" in prop:
+        return prop["minimum"]
+    if "exclusiveMinimum" in prop:
+        low = prop["exclusiveMinimum"]
+        return low + 1 if prop.get("type") == "integer" else math.nextafter(low, math.inf)
+    return 0
+
+
+def _largest(model, values, name, low, high, make) -> Any | None:
+    """Largest x in [low, high] (as ``make(x)``) with ``name`` acceptable, by bisection."""
+
+    def ok(x):
+        return _own_errors_only(model, {**values, name: make(x)}, name)
+
+    if ok(high):
+        return make(high)
+    if not ok(low):
+        return None
+    for _ in range(64):
+        middle = (low + high) / 2
+        if make(middle) in (make(low), make(high)):
+            break
+        if ok(middle):
+            low = middle
+        else:
+            high = middle
+    return make(low)
+
+
+def maximise(model: type[BaseModel], start: dict[str, Any]) -> dict[str, Any] | None:
+    """Each bounded field of ``model``, in order, pushed to its largest acceptable value."""
+    values = dict(start)
+    for name, prop in _properties(model).items():
+        default = model.model_fields[name].default if name in model.model_fields else None
+        current = values.get(name, default)
+        kind = prop.get("type")
+        if kind in ("integer", "number") and "enum" not in prop:
+            high = _upper(prop)
+            if high is None:
+                continue
+            step = prop.get("multipleOf")
+            if kind == "integer":
+                step = step or 1
+                make = lambda x, step=step: int(math.floor(x / step) * step)  # noqa: E731
+            else:
+                make = (lambda x, step=step: float(math.floor(x / step) * step)) if step else float
+            low = current if isinstance(current, (int, float)) and not isinstance(current, bool) else _lower(prop)
+            best = _largest(model, values, name, low, high, make)
+            if best is None:
+                best = _largest(model, values, name, _lower(prop), high, make)
+            if best is not None:
+                values[name] = best
+        elif kind == "array" and "maxItems" in prop:
+            items = _plain(prop.get("items", {}))
+            filler = _filler(items, current)
+            best = _largest(model, values, name, len(current or ()) or prop.get("minItems", 1), prop["maxItems"],
+                            lambda n, filler=filler: filler(int(n)))
+            if best is not None:
+                values[name] = best
+    return values if _valid(model, values) else _repair(model, start, values)
+
+
+def _filler(items: dict[str, Any], current) -> Any:
+    """Make a list of n elements: distinct integers counting up from the minimum (indices, positions),
+    or the current first element repeated."""
+    if items.get("type") == "integer":
+        low = int(_lower(items))
+        high = _upper(items)
+        return lambda n: [min(low + i, int(high)) if high is not None else low + i for i in range(n)]
+    first = list(current)[0] if current else (1.0 if items.get("type") == "number" else items.get("enum", ["a"])[0])
+    return lambda n: [first] * n
+
+
+def _repair(model, start, values) -> dict[str, Any] | None:
+    """Undo the latest changes until the model validates (a later field could not follow)."""
+    values = dict(values)
+    changed = [name for name in model.model_fields if values.get(name) != start.get(name)]
+    while changed and not _valid(model, values):
+        name = changed.pop()
+        if name in start:
+            values[name] = start[name]
+        else:
+            values.pop(name, None)
+    return values if _valid(model, values) else None
+
+
+def choice_starts(model: type[BaseModel], default: dict[str, Any]) -> list[dict[str, Any]]:
+    """Starting points: every combination of the choice fields (enums, booleans) when there are
+    at most MAX_VARIANTS, else the defaults and each choice changed alone."""
+    choices = {}
+    for name, prop in _properties(model).items():
+        if "enum" in prop:
+            choices[name] = list(prop["enum"])
+        elif prop.get("type") == "boolean":
+            choices[name] = [False, True]
+    combos = [dict(default)]
+    if math.prod(len(c) for c in choices.values()) <= MAX_VARIANTS:
+        for name, options in choices.items():
+            combos = [{**combo, name: option} for combo in combos for option in options]
+    else:
+        for name, options in choices.items():
+            combos += [{**default, name: option} for option in options]
+    unique = []
+    for combo in combos:
+        if combo not in unique:
+            unique.append(combo)
+    return unique
+
+
+def largest_cases(model: type[BaseModel], default: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for start in choice_starts(model, default):
+        if not _valid(model, start):
+            start = {k: v for k, v in start.items() if k in default or _valid(model, {**default, k: v})}
+        values = maximise(model, start)
+        if values is not None and values not in out:
+            out.append(values)
+    return out
+
+
+# ---- every operation -----------------------------------------------------------------------------
+
+
+def query_string(values: dict[str, Any]) -> str:
+    items: list[tuple[str, Any]] = []
+    for name, value in values.items():
+        if value is None:
+            continue
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            items.append((name, "true" if item is True else "false" if item is False else item))
+    return urlencode(items)
+
+
+def example_body(operation: dict[str, Any]) -> dict[str, Any] | None:
+    """A POST body from the OpenAPI document: a declared example, or "Example body: `{...}`"."""
+    content = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+    if "example" in content:
+        return content["example"]
+    for example in content.get("examples", {}).values():
+        if "value" in example:
+            return example["value"]
+    match = re.search(r"Example body: `(\{.*?\})`", operation.get("description", ""), re.S)
+    return json.loads(match.group(1)) if match else None
+
+
+def body_model(operation: dict[str, Any], path: str) -> type[BaseModel] | None:
+    """The pydantic model of a JSON body: the registered model named by the body's schema ``$ref``."""
+    from app.web import errors
+
+    schema = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+    name = schema.get("$ref", "").rsplit("/", 1)[-1]
+    return next((model for model in errors.MODELS_BY_PATH.get(path, []) if model.__name__ == name), None)
+
+
+def all_cases(app) -> dict[str, list[Case]]:
+    """Operation label → its cases at the largest sizes (one per variant).  Pages are labelled
+    ``PAGE /name``."""
+    from app.web import errors
+    from app.web.views import discover
+
+    cases: dict[str, list[Case]] = {}
+    twins = {}
+    for view in discover():
+        twins[view.api_path] = view
+        maxima = largest_cases(view.params, {})
+        cases[f"GET {view.api_path}"] = [Case(f"GET {view.api_path}", "GET", view.api_path, v) for v in maxima]
+        cases[f"PAGE /{view.name}"] = [Case(f"PAGE /{view.name}", "GET", f"/{view.name}", v, page=True) for v in maxima]
+        if view.csv is not None:
+            csv = f"GET {view.api_path}.csv"
+            cases[csv] = [Case(csv, "GET", view.api_path + ".csv", v) for v in maxima]
+    spec = app.openapi()
+    for path, methods in spec["paths"].items():
+        for method, operation in methods.items():
+            label = f"{method.upper()} {path}"
+            if label in cases or not path.startswith("/api/"):
+                continue
+            if method == "post":
+                example = example_body(operation) or {}
+                model = body_model(operation, path)
+                maxima = largest_cases(model, example) if model is not None else [example]
+                cases[label] = [Case(label, "POST", path, v) for v in maxima]
+            elif method == "get" and path not in twins and not path.endswith(".csv"):
+                models = errors.MODELS_BY_PATH.get(path) or []
+                if models:
+                    cases[label] = [Case(label, "GET", path, v) for v in largest_cases(models[0], {})]
+    return cases
+
+
+# ---- measuring -----------------------------------------------------------------------------------
+
+
+def clear_caches() -> None:
+    """Empty every memo in the app: each ``lru_cache`` and each cache object of its modules."""
+    for name, module in list(sys.modules.items()):
+        if not (name == "app" or name.startswith("app.")) or module is None:
+            continue
+        for value in list(vars(module).values()):
+            if callable(getattr(value, "cache_clear", None)):
+                value.cache_clear()
+            elif "cache" in type(value).__name__.lower() and callable(getattr(value, "clear", None)):
+                value.clear()
+
+
+def send(client, case: Case):
+    headers = {"accept": "text/html" if case.page else "application/json", "accept-encoding": "identity"}
+    if case.method == "POST":
+        return client.post(case.url, content=case.body, headers={**headers, "content-type": "application/json"})
+    return client.get(case.url, headers=headers)
+
+
+def measure(client, case: Case, repeats: int = 5) -> Measurement:
+    """Cold medians of wall and CPU time (untraced runs), then one traced run for peak memory."""
+    walls, cpus = [], []
+    status = size = 0
+    for _ in range(repeats):
+        clear_caches()
+        gc.collect()
+        wall, cpu = time.perf_counter(), time.process_time()
+        response = send(client, case)
+        walls.append(time.perf_counter() - wall)
+        cpus.append(time.process_time() - cpu)
+        status, size = response.status_code, len(response.content)
+    clear_caches()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        send(client, case)
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    return Measurement(case, status, size, 1e3 * statistics.median(walls), 1e3 * statistics.median(cpus), peak / 2**20)
+
+
+def worst(client, cases: list[Case], repeats: int) -> Measurement:
+    """The costliest variant: each timed once, the slowest measured fully."""
+    if len(cases) == 1:
+        return measure(client, cases[0], repeats)
+    costs = [(measure(client, case, 1).cpu_ms, index) for index, case in enumerate(cases)]
+    slowest = cases[max(costs)[1]]
+    result = measure(client, slowest, repeats)
+    result.variants = cases
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=5, help="cold runs per operation (median)")
+    parser.add_argument("--only", default="", help="substring of the operation labels to run")
+    parser.add_argument("--no-pages", action="store_true", help="skip the HTML pages")
+    args = parser.parse_args(argv)
+
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+
+    app = create_app()
+    rows = []
+    with TestClient(app) as client:
+        for label, cases in all_cases(app).items():
+            if args.only not in label or (args.no_pages and label.startswith("PAGE")) or not cases:
+                continue
+            rows.append(worst(client, cases, args.repeats))
+    width = max(len(row.case.label) for row in rows)
+    print(f"Largest allowed sizes, cold (caches cleared), median of {args.repeats}; budget {CPU_BUDGET_MS:g} ms CPU, "
+          f"{MEMORY_BUDGET_MB:g} MB.  Load average: {' '.join(f'{x:.2f}' for x in __import__('os').getloadavg())}")
+    print(f"{'operation':<{width}}  {'status':>6}  {'wall ms':>8}  {'CPU ms':>8}  {'peak MB':>8}  {'bytes':>9}  variants  parameters")
+    over = []
+    for row in rows:
+        flag = ""
+        if row.cpu_ms > CPU_BUDGET_MS or row.peak_mb > MEMORY_BUDGET_MB:
+            flag = "  OVER BUDGET"
+            over.append(row)
+        print(
+            f"{row.case.label:<{width}}  {row.status:>6}  {row.wall_ms:>8.1f}  {row.cpu_ms:>8.1f}  {row.peak_mb:>8.1f}  "
+            f"{row.size:>9}  {max(len(row.variants), 1):>8}  {row.case.describe()}{flag}"
+        )
+    print(f"{len(over)} of {len(rows)} operations over budget" + (": " + ", ".join(r.case.label for r in over) if over else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
