@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test test-fast chromium bench soak clean
+.PHONY: run test test-fast chromium tools bench soak clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,7 @@ run: $(VENV)/.installed
 
 # The whole suite, browser tests included.  Chromium comes from the machine (Debian's package);
 # Playwright never downloads a browser here.
-test: $(VENV)/.installed-test chromium
+test: $(VENV)/.installed-test chromium tools
 	$(PY) -m pytest
 
 # Everything except the browser tests.
@@ -34,6 +34,17 @@ test-fast: $(VENV)/.installed-test
 
 chromium:
 	@bash scripts/ensure-chromium.sh
+
+# wrk for the load tests (Debian's package, installed as root when missing).
+tools:
+	@bash scripts/ensure-tools.sh
+
+# Load and soak: 2 workers on a free loopback port, wrk at 64 connections over a mix of every
+# view's API calls for SOAK_SECONDS (default 600), then requests, errors, latency percentiles and
+# the workers' resident memory at start and end.  Fails on any error or > 10% memory growth.
+SOAK_SECONDS ?= 600
+soak: $(VENV)/.installed tools
+	$(PY) scripts/soak.py --seconds $(SOAK_SECONDS) --max-growth 0.10
 
 # Performance figures against the targets of issue 7: one table on stdout and in
 # bench/results/latest.md (see bench/README.md).  Dash, the comparison, lives in its own venv

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import signal
+import sys
 
 import uvicorn
 
@@ -14,6 +16,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     args = parser.parse_args(argv)
+    # After its graceful shutdown uvicorn re-raises the SIGTERM it caught; a shutdown on request is
+    # a success, so end with status 0 (what container runtimes and supervisors expect).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     uvicorn.run(
         "app.main:create_app",
         factory=True,
@@ -21,6 +26,7 @@ def main(argv: list[str] | None = None) -> None:
         port=args.port,
         workers=args.workers,
         log_level=args.log_level,
+        access_log=False,  # app.web.access_log logs each request once, off the hot path
         timeout_graceful_shutdown=10,
     )
 

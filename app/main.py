@@ -18,6 +18,7 @@ from app.settings import GZIP_LEVEL, PLOTLY_JS, STATIC_DIR
 from app.web import errors
 from app.web.apidocs import operations
 from app.web.routing import api_router, page_router
+from app.web.access_log import AccessLogMiddleware
 from app.web.security import SecurityMiddleware
 from app.web.templating import templates
 from app.web.views import discover, ordered
@@ -45,6 +46,7 @@ def create_app() -> FastAPI:
     )
     app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=GZIP_LEVEL)
     app.add_middleware(SecurityMiddleware)
+    app.add_middleware(AccessLogMiddleware)  # outermost: times the whole response
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
 
     app.include_router(api_router(views))
