@@ -55,7 +55,7 @@ def run(report: Report, moves: int = 30, quick: bool = False, only: list[str] | 
     from app.web.views import REGISTRY, discover
 
     views = discover()
-    if only:
+    if only:  # names of views; "dash" runs only the L = 512 page and the Dash comparison
         views = [view for view in views if view.name in only]
     details = ["| page | slider | moves | latency |", "|---|---|---|---|"]
     with explorer(workers=1) as base, sync_playwright() as playwright:
@@ -69,6 +69,9 @@ def run(report: Report, moves: int = 30, quick: bool = False, only: list[str] | 
 
         scores = REGISTRY.get("scores")
         ours: dict[int, PageRun] = {}
+        if only and "scores" not in only and "dash" not in only:
+            browser.close()
+            return "\n".join(details)
         if scores is None:
             report.add("slider", "slider → redraw, score heatmap at L = 512", "no /scores page registered", verdict="error")
         else:

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query
+from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
@@ -105,8 +106,83 @@ def computed_compact(view_name: str, params: Params) -> tuple[bytes, str, bytes 
     return entry
 
 
+class UrlCache:
+    """Finished 200 responses of the JSON twins by URL and negotiated variant, bounded in bytes.
+
+    A twin's response is a pure function of its URL (and of Accept / Accept-Encoding, which it
+    names in Vary), so a repeated URL can be answered before FastAPI parses and validates the
+    query again and before the thread-pool hop of a ``def`` endpoint: what a class of students
+    on the same lesson mostly sends.  Only successful responses are kept.
+    """
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.used = 0
+        self.entries: OrderedDict[Any, tuple[bytes, list[tuple[bytes, bytes]], str, int]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: Any):
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is not None:
+                self.entries.move_to_end(key)
+            return entry
+
+    def put(self, key: Any, body: bytes, raw_headers: list[tuple[bytes, bytes]], etag: str) -> None:
+        size = len(body) + len(key[1]) + 512
+        if size > self.max_bytes // 8:
+            return
+        with self.lock:
+            if key in self.entries:
+                return
+            self.entries[key] = (body, raw_headers, etag, size)
+            self.used += size
+            while self.used > self.max_bytes:
+                _, (_, _, _, dropped) = self.entries.popitem(last=False)
+                self.used -= dropped
+
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+            self.used = 0
+
+
+URL_CACHE = UrlCache(RESPONSE_CACHE_BYTES // 4)
+_NOT_MODIFIED_DROP = {b"content-length", b"content-type", b"content-encoding"}
+
+
+class CachedTwinRoute(APIRoute):
+    """The twins' route class: a GET whose URL was answered before is served from ``URL_CACHE``."""
+
+    def get_route_handler(self):
+        handler = super().get_route_handler()
+
+        async def route(request: Request) -> Response:
+            if request.method != "GET":
+                return await handler(request)
+            headers = request.headers
+            key = (request.url.path, request.scope.get("query_string", b""), wants_compact(request), "gzip" in headers.get("accept-encoding", ""))
+            entry = URL_CACHE.get(key)
+            if entry is not None:
+                body, raw_headers, etag, _ = entry
+                if etag in headers.get("if-none-match", ""):
+                    response = Response(status_code=304)
+                    response.raw_headers = [item for item in raw_headers if item[0] not in _NOT_MODIFIED_DROP]
+                    return response
+                response = Response(body)
+                response.raw_headers = list(raw_headers)
+                return response
+            response = await handler(request)
+            etag = response.headers.get("etag")
+            if response.status_code == 200 and etag and isinstance(getattr(response, "body", None), bytes):
+                URL_CACHE.put(key, response.body, list(response.raw_headers), etag)
+            return response
+
+        return route
+
+
 def api_router(views: list[View]) -> APIRouter:
-    router = APIRouter()
+    router = APIRouter(route_class=CachedTwinRoute)
     for view in views:
         _add_api_route(router, view)
         if view.csv is not None:

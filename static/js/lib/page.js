@@ -111,7 +111,11 @@ export function startPage({ draw }) {
       return;
     }
     pending = { push };
-    requestAnimationFrame(() => {
+    // Coalesce the events of one task (a key press fires input then change) and start the
+    // request right after it, not at the next animation frame (up to 16 ms later).  Browsers
+    // already deliver a drag's input events at most once per frame, and a newer request aborts
+    // the older one (api.js), so this does not multiply requests.
+    queueMicrotask(() => {
       const { push: pushNow } = pending;
       pending = null;
       update(pushNow, true);
