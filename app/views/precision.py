@@ -9,14 +9,17 @@ import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
 from app.core import precision
-from app.core.decimate import minmax_envelope
 from app.core.frequencies import rotary_dim
+from app.core.rope import block_partition
 from app.core.scaling import base_inv_freq
 from app.web.fields import Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Params
 from app.web.views import View, register
 
 MAX_POSITIONS = 1 << 20
+# Work budget: positions × pairs.  The per-column maxima are exact at every position; that costs
+# about 20 ns per (position, pair) here, so 2^20 keeps a request near 20 ms of CPU.
+MAX_POSITION_PAIRS = 1 << 20
 COLUMNS = 600
 COLLISION_LIMIT = (1 << 24) + 1
 
@@ -27,12 +30,21 @@ class PrecisionParams(Params):
     partial_rotary_factor: PartialRotaryFactor = 1.0
     seq_len: Annotated[
         int,
-        Field(ge=2, le=MAX_POSITIONS, description="Target length: positions 0 … seq_len−1 are examined."),
+        Field(
+            ge=2,
+            le=MAX_POSITIONS,
+            description="Target length: positions 0 … seq_len−1 are examined.  seq_len × (number of pairs) may be "
+            "at most 1048576: up to 262144 positions with 4 pairs, 1048576 with one.",
+        ),
         UI("Target length", kind="log", unit="tokens"),
     ] = 131072
     pairs: Annotated[
         tuple[Annotated[int, Field(ge=0, le=511)], ...],
-        Field(min_length=1, max_length=4, description="Pair indices to examine (at most 4, each below r/2)."),
+        Field(
+            min_length=1,
+            max_length=4,
+            description="Pair indices to examine (at most 4, each below r/2, and at most 1048576 / seq_len of them).",
+        ),
         UI("Pairs", kind="list", help="Up to 4 pair indices, comma-separated; 0 is the fastest pair."),
     ] = (0, 16, 40, 63)
 
@@ -53,40 +65,41 @@ class PrecisionParams(Params):
             bad = [j for j in value if j >= count]
             if bad:
                 raise ValueError(f"pair {bad[0]} does not exist: there are {count} pairs (0 … {count - 1})")
+        seq_len = info.data.get("seq_len")
+        if seq_len is not None and seq_len * len(value) > MAX_POSITION_PAIRS:
+            most = MAX_POSITION_PAIRS // seq_len
+            raise ValueError(
+                f"{len(value)} pairs × {seq_len} positions is more than {MAX_POSITION_PAIRS} (position, pair) "
+                f"evaluations: choose at most {most} pair{'s' if most > 1 else ''} at this length, or a length of at most "
+                f"{MAX_POSITION_PAIRS // len(value)}"
+            )
         return value
 
 
 def compute_precision(params: PrecisionParams) -> dict[str, Any]:
     r = rotary_dim(params.head_dim, params.partial_rotary_factor)
     theta = base_inv_freq(r, params.base)
-    positions = np.arange(params.seq_len, dtype=np.float64)
     columns = min(COLUMNS, params.seq_len)
-    rounded = {dtype: precision.round_to(positions, dtype) for dtype in precision.DTYPES}
+    # Per-column maxima over every position, exact, without np.cos on every position (see the
+    # docstring of error_envelopes).
+    envelopes = precision.error_envelopes(params.seq_len, [theta[j] for j in params.pairs], columns)
     curves = []
-    for j in params.pairs:
-        exact = positions * theta[j]
-        cos_exact = np.cos(exact)
+    for j, errors in zip(params.pairs, envelopes):
         entry: dict[str, Any] = {"pair": j, "inv_freq": float(theta[j]), "inv_freq_float32": float(np.float32(theta[j])), "dtypes": {}}
         for dtype in precision.DTYPES:
-            approx = precision.angles_in(positions, float(theta[j]), dtype, rounded[dtype])
-            with np.errstate(invalid="ignore"):
-                angle_err = np.abs(approx - exact)
-                score_err = np.abs(np.cos(approx) - cos_exact)
-            angle_env = minmax_envelope(angle_err, columns)
-            score_env = minmax_envelope(score_err, columns)
-            finite = np.isfinite(angle_err)
+            e = errors[dtype]
             collision = precision.first_collision(float(theta[j]), dtype, COLLISION_LIMIT)
             entry["dtypes"][dtype] = {
-                "angle_error_max": angle_env["high"].astype(np.float32),
-                "score_error_max": score_env["high"].astype(np.float32),
-                "largest_angle_error": float(np.max(angle_err[finite])) if finite.any() else None,
-                "largest_score_error": float(np.nanmax(score_err)) if np.isfinite(score_err).any() else None,
+                "angle_error_max": e["angle"].astype(np.float32),
+                "score_error_max": e["score"].astype(np.float32),
+                "largest_angle_error": e["largest_angle"],
+                "largest_score_error": e["largest_score"],
                 "first_collision": collision,
                 "collision_within_target": collision is not None and collision < params.seq_len,
-                "overflow_from": int(np.argmin(finite)) if not finite.all() else None,
+                "overflow_from": e["overflow_from"],
             }
         curves.append(entry)
-    envelope = minmax_envelope(positions, columns)
+    starts, sizes = block_partition(params.seq_len, columns)
     return {
         "head_dim": params.head_dim,
         "base": params.base,
@@ -94,8 +107,8 @@ def compute_precision(params: PrecisionParams) -> dict[str, Any]:
         "seq_len": params.seq_len,
         "pairs": list(params.pairs),
         "dtypes": list(precision.DTYPES),
-        "column_start": envelope["start"],
-        "column_stop": envelope["stop"],
+        "column_start": starts,
+        "column_stop": starts + sizes,
         "curves": curves,
     }
 
@@ -138,7 +151,8 @@ register(
         api_description=(
             "For each chosen pair and each of float32, bfloat16 and float16: the largest angle error and score "
             "error within each of at most 600 columns of positions (min/max envelope, so no spike is lost), and the "
-            "first position m where positions m and m+1 get the same angle in that precision (searched up to 2^24)."
+            "first position m where positions m and m+1 get the same angle in that precision (searched up to 2^24). "
+            "The maxima are exact over every position; to bound the work, seq_len × number of pairs is at most 2^20."
         ),
         examples=("head_dim=128&base=500000&seq_len=131072&pairs=0&pairs=63", "base=10000&seq_len=8192&pairs=0"),
     )
