@@ -18,7 +18,9 @@ def content_security_policy(frame_ancestors: str = "'none'") -> str:
         [
             "default-src 'self'",
             "script-src 'self'",
-            # plotly.js writes <style> rules at run time; styles cannot execute code.
+            # plotly.js inserts a <style> element and sets style attributes with setAttribute at run
+            # time, both blocked without 'unsafe-inline' (tests/browser/test_security.py checks it
+            # still is); styles cannot execute code, and scripts stay 'self' only.
             "style-src 'self' 'unsafe-inline'",
             "img-src 'self' data: blob:",
             "font-src 'self'",
