@@ -244,11 +244,15 @@ def error_envelopes(length: int, inv_freqs, columns: int, dtypes: tuple[str, ...
     pairs = []
     for theta in thetas:
         out: dict[str, dict] = {}
-        cos_run = {}
+        cos_run, nonfinite_from = {}, {}
         for dtype in run_dtypes:
             starts = starts_of[dtype]
+            run_angle = angles_in(starts.astype(np.float64), theta, dtype)
             with np.errstate(invalid="ignore"):
-                cos_run[dtype] = np.cos(angles_in(starts.astype(np.float64), theta, dtype))
+                cos_run[dtype] = np.cos(run_angle)
+            bad = np.flatnonzero(~np.isfinite(run_angle))
+            # Runs are monotone in the position, so every run after the first inf/NaN one is too.
+            nonfinite_from[dtype] = int(starts[bad[0]]) if bad.size else length
             out[dtype] = _run_angle_envelope(starts, col_start, length, theta, dtype)
         k_angle = k * theta
         pairs.append({
@@ -256,6 +260,7 @@ def error_envelopes(length: int, inv_freqs, columns: int, dtypes: tuple[str, ...
             "theta32": np.float32(theta),
             "ck_sk": np.stack([np.cos(k_angle), np.sin(k_angle)]),  # (2, width)
             "cos_run": cos_run,
+            "nonfinite_from": nonfinite_from,
             "angle32": np.empty(ncol),
             "score": {dtype: np.full(ncol, np.nan) for dtype in dtypes},
         })
@@ -312,12 +317,17 @@ def error_envelopes(length: int, inv_freqs, columns: int, dtypes: tuple[str, ...
                     else:
                         _exact_row_max(flat, w, a, theta, "float32", score, angle, x)
                 for dtype in run_dtypes:
+                    # Rows past the first run whose angle is not finite (float16 from 65520 on) have
+                    # a NaN score error at every position: their maximum stays NaN.
+                    live = min(rows, int(np.searchsorted(a, pair["nonfinite_from"][dtype], side="left")))
+                    if live == 0:
+                        continue
                     i0, i1, lengths = spans[dtype]
-                    approx = np.repeat(pair["cos_run"][dtype][i0:i1], lengths).reshape(rows, w)
-                    approx -= cos_x
+                    approx = np.repeat(pair["cos_run"][dtype][i0:i1], lengths).reshape(rows, w)[:live]
+                    approx -= cos_x[:live]
                     np.abs(approx, out=approx)
                     threshold = np.fmax.reduce(approx, axis=1) - 2 * (eps + _COS_SLACK)
-                    _exact_row_max(np.flatnonzero(approx >= threshold[:, None]), w, a, theta, dtype, pair["score"][dtype][r0:r1])
+                    _exact_row_max(np.flatnonzero(approx >= threshold[:, None]), w, a, theta, dtype, pair["score"][dtype][r0 : r0 + live])
 
     for pair, out in zip(pairs, results):
         for dtype in dtypes:

@@ -9,7 +9,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from app.core.calculator import dynamic_ntk_base, llama3_band_counts, margin_curve, men_base_bound
+from app.core import men_table
+from app.core.calculator import dynamic_ntk_base, llama3_band_counts, margin_curve, men_base_bound, men_bound_source, men_live_limit
 from app.core.decimate import minmax_envelope
 from app.core.scaling import get_mscale, longrope_attention, ntk_base
 from app.web.fields import Base, HeadDim
@@ -17,7 +18,12 @@ from app.web.params import UI, Params
 from app.web.views import View, register
 
 MAX_LENGTH = 1 << 24
+# B_m is drawn for distances below this (and below T).
 MEN_LIMIT = 131072
+# Work per request, in (distance, pair) evaluations of B_m: one plotted curve, one bound search.
+# Larger bounds come from app/core/men_table.py (scripts/men_table.py) or are not given.
+CURVE_WORK = 1 << 24
+LIVE_WORK = 1 << 21
 
 
 class CalculatorParams(Params):
@@ -46,6 +52,11 @@ class CalculatorParams(Params):
         return value
 
 
+def _men(head_dim: int, length: int) -> tuple[dict | None, str | None]:
+    source = men_bound_source(head_dim, length, LIVE_WORK)
+    return (men_base_bound(head_dim, length) if source else None), source
+
+
 def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
     d = params.head_dim
     b = params.base
@@ -54,9 +65,9 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
     s = T / L
     exponent = d / (d - 2) if d > 2 else None
     bands = llama3_band_counts(d, b, L, params.low_freq_factor, params.high_freq_factor)
-    men = men_base_bound(d, T) if T <= MEN_LIMIT else None
-    men_train = men_base_bound(d, L) if L <= MEN_LIMIT else None
-    shown = min(T, MEN_LIMIT)
+    men, men_source = _men(d, T)
+    men_train, men_train_source = _men(d, L)
+    shown = min(T, MEN_LIMIT, CURVE_WORK // (d // 2))
     curves = []
     for label, base in (("base b", b), ("smallest base for T", men["base"] if men else None)):
         if base is None:
@@ -64,6 +75,7 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
         envelope = minmax_envelope(margin_curve(base, d, shown), 800)
         curves.append({"label": label, "base": base, "low": envelope["low"], "high": envelope["high"]})
     envelope_start = minmax_envelope(np.arange(shown, dtype=np.float64), 800)["start"]
+    tabulated = sorted(n for (dim, n) in men_table.BOUNDS if dim == d)
     return {
         **params.model_dump(),
         "margin": {"start": envelope_start, "length": shown, "curves": curves},
@@ -83,6 +95,14 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
         "men_grid_ratio": (men or men_train or {"grid_ratio": None})["grid_ratio"],
         "men_limit": MEN_LIMIT,
         "men_ok": (b >= men["base"]) if men and men["base"] else None,
+        # Where each bound came from: "table" (app/core/men_table.py, precomputed by
+        # scripts/men_table.py), "live" (searched for this request) or null (not given: too costly).
+        "men_source": men_source,
+        "men_train_source": men_train_source,
+        # For this head dim: bounds are searched live for lengths up to men_live_limit and
+        # tabulated for the lengths in men_table_lengths.
+        "men_live_limit": men_live_limit(d, LIVE_WORK),
+        "men_table_lengths": tabulated,
     }
 
 
@@ -104,7 +124,9 @@ register(
             "From head dim d, base b, training length L and target length T (s = T/L): the NTK-aware base, the "
             "dynamic-NTK base at length T (with max_position_embeddings = L), the YaRN and LongRoPE attention "
             "factors, Llama 3.1's band edges and pair counts, and the smallest base for which Men et al. (2024)'s "
-            "B_m = Σ cos(m θ_i) stays ≥ 0 for every m < T (computed numerically, up to T = 131072)."
+            "B_m = Σ cos(m θ_i) stays ≥ 0 for every m < T: searched for this request when T·d/2 is small enough "
+            "(men_source \"live\"), read from a table precomputed by the same search for common head dims and "
+            "T = 2^10 … 2^20 (\"table\"), or not given (null).  B_m is drawn for m < min(T, 131072, 2^24/(d/2))."
         ),
         examples=("head_dim=128&base=500000&original_max_position_embeddings=8192&seq_len=131072",),
     )

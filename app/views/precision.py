@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import math
+from functools import lru_cache
 from typing import Annotated, Any
 
 import numpy as np
+import orjson
 from pydantic import Field, ValidationInfo, field_validator
 
 from app.core import precision
@@ -76,6 +77,8 @@ class PrecisionParams(Params):
         return value
 
 
+# Memoised: the CSV route computes the result a second time after the JSON twin's cache lookup.
+@lru_cache(maxsize=8)
 def compute_precision(params: PrecisionParams) -> dict[str, Any]:
     r = rotary_dim(params.head_dim, params.partial_rotary_factor)
     theta = base_inv_freq(r, params.base)
@@ -114,22 +117,19 @@ def compute_precision(params: PrecisionParams) -> dict[str, Any]:
 
 
 def precision_csv(data: dict[str, Any]):
-    """Errors are float32 in the JSON; the CSV writes the same shortest float32 digits."""
+    """Errors are float32 in the JSON; the CSV writes the same shortest float32 digits (orjson's
+    float32 output, as in the JSON; empty for NaN/inf)."""
     header = ["column_start", "column_stop"]
     columns = []
     for curve in data["curves"]:
         for dtype in data["dtypes"]:
             for kind in ("angle_error_max", "score_error_max"):
                 header.append(f"pair{curve['pair']}_{dtype}_{kind}")
-                columns.append(curve["dtypes"][dtype][kind])
-    rows = []
-    for i in range(len(data["column_start"])):
-        values = [col[i] for col in columns]
-        rows.append(
-            [int(data["column_start"][i]), int(data["column_stop"][i]) - 1]
-            + ["" if v is None or not math.isfinite(float(v)) else float(str(np.float32(v))) for v in values]
-        )
-    return header, rows
+                values = orjson.loads(orjson.dumps(np.asarray(curve["dtypes"][dtype][kind], dtype=np.float32), option=orjson.OPT_SERIALIZE_NUMPY))
+                columns.append(["" if v is None else v for v in values])
+    starts = [int(v) for v in data["column_start"]]
+    lasts = [int(v) - 1 for v in data["column_stop"]]
+    return header, [[start, last, *row] for start, last, *row in zip(starts, lasts, *columns)]
 
 
 register(

@@ -27,6 +27,36 @@ function drawMargin(data) {
   });
 }
 
+const SOURCE = {
+  table: "read from a table that scripts/men_table.py precomputed with the same search",
+  live: "searched for this request",
+};
+
+function count(n) {
+  return n.toLocaleString("en-US");
+}
+
+// Why a bound is not shown: no base up to 10^15 passes, or the search does not fit in one request.
+function missing(data, source, length, name) {
+  if (source !== null) return "no base up to 10^15 passes";
+  const lengths = data.men_table_lengths;
+  const table = lengths.length ? `; tabulated for ${name} = ${count(lengths[0])}, ${count(lengths[1])}, … ${count(lengths[lengths.length - 1])}` : "";
+  return `not given for ${name} = ${count(length)}: searched live only up to ${count(data.men_live_limit)} at d = ${data.head_dim}${table}`;
+}
+
+function menNote(data) {
+  const parts = [];
+  if (data.men_base !== null) parts.push(`The smallest base for T is ${SOURCE[data.men_source]}.`);
+  if (data.men_base_train !== null) parts.push(`The one for L is ${SOURCE[data.men_train_source]}.`);
+  if (data.men_base !== null) {
+    parts.push(
+      `Bases passing the test do not form one interval, so this is the smallest passing base on a grid of ratio ` +
+        `${fmt(data.men_grid_ratio, 5)}, refined by bisection to 0.01%; just below it, B_m first turns negative at m = ${data.men_first_negative_below}.`,
+    );
+  }
+  return parts.join(" ");
+}
+
 startPage({
   draw(data) {
     drawMargin(data);
@@ -39,19 +69,8 @@ startPage({
     const b = data.llama3;
     out("edges", `${fmt(b.high_freq_wavelen, 6)} and ${fmt(b.low_freq_wavelen, 6)} tokens`);
     out("bands", `${b.kept} / ${b.smoothed} / ${b.divided}`);
-    const limit = data.men_limit.toLocaleString("en-US");
-    out(
-      "men",
-      data.men_base === null
-        ? `not computed above T = ${limit}`
-        : `${fmt(data.men_base, 6)} (b = ${fmt(data.base, 6)} ${data.men_ok ? "is enough" : "is below it"})`,
-    );
-    out("men_train", data.men_base_train === null ? `not computed above L = ${limit}` : fmt(data.men_base_train, 6));
-    out(
-      "men_note",
-      data.men_base === null
-        ? ""
-        : `Bases passing the test do not form one interval, so this is the smallest passing base on a grid of ratio ${fmt(data.men_grid_ratio, 5)}, refined by bisection to 0.01%; just below it, B_m first turns negative at m = ${data.men_first_negative_below}.`,
-    );
+    out("men", data.men_base === null ? missing(data, data.men_source, data.seq_len, "T") : `${fmt(data.men_base, 6)} (b = ${fmt(data.base, 6)} ${data.men_ok ? "is enough" : "is below it"})`);
+    out("men_train", data.men_base_train === null ? missing(data, data.men_train_source, data.original_max_position_embeddings, "L") : fmt(data.men_base_train, 6));
+    out("men_note", menNote(data));
   },
 });

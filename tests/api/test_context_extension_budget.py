@@ -1,0 +1,85 @@
+"""Precision and calculator within the per-request budget: the limits users meet, and where each
+Men et al. bound comes from (precomputed table, searched live, or not given)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.core import men_table
+
+
+def direct_margin(base, head_dim, length):
+    theta = base ** (-np.arange(0, head_dim, 2) / head_dim)
+    return np.cos(np.outer(np.arange(length), theta)).sum(axis=1)
+
+
+# ---- /api/rope/precision: seq_len × number of pairs ≤ 2^20 --------------------------------------
+
+
+@pytest.mark.parametrize("query", ["seq_len=1048576&pairs=0", "seq_len=262144", "seq_len=524288&pairs=10&pairs=63"])
+def test_precision_largest_allowed_work(client, query):
+    body = client.get("/api/rope/precision?" + query).json()
+    assert len(body["column_start"]) == 600 and body["column_stop"][-1] == body["seq_len"]
+    for curve in body["curves"]:
+        for dtype in body["dtypes"]:
+            assert len(curve["dtypes"][dtype]["angle_error_max"]) == 600
+
+
+@pytest.mark.parametrize("query", ["seq_len=262145", "seq_len=1048576&pairs=0&pairs=1", "seq_len=524289&pairs=3&pairs=4"])
+def test_precision_too_much_work_names_pairs(client, query):
+    response = client.get("/api/rope/precision?" + query)
+    assert response.status_code == 422
+    item = response.json()["detail"][0]
+    assert item["param"] == "pairs" and "1048576" in item["msg"]
+
+
+def test_precision_float32_error_at_a_million_positions(client):
+    # Pair 0 has θ = 1 (exact in float32): positions up to 2^24 are exact too, so the float32
+    # angle is m itself, error 0.  bfloat16 keeps 8 significant bits: in [2^19, 2^20) its integers
+    # are 2^12 apart, so the largest angle error is half that (ties to even), in the last columns.
+    body = client.get("/api/rope/precision?seq_len=1048576&pairs=0").json()
+    errors = body["curves"][0]["dtypes"]
+    assert max(errors["float32"]["angle_error_max"]) == 0
+    assert errors["bfloat16"]["largest_angle_error"] == 2**11 == max(errors["bfloat16"]["angle_error_max"][-20:])
+    assert errors["float16"]["overflow_from"] == 65520
+
+
+# ---- /api/rope/calculator: where the Men et al. bound comes from --------------------------------
+
+
+def test_calculator_defaults_read_the_table(client):
+    body = client.get("/api/rope/calculator").json()
+    assert (body["men_source"], body["men_train_source"]) == ("table", "table")
+    assert body["men_base"] == men_table.BOUNDS[(128, 32768)][0]
+    assert body["men_base_train"] == men_table.BOUNDS[(128, 4096)][0]
+    assert direct_margin(body["men_base"], 128, 32768).min() >= 0
+    assert body["men_table_lengths"] == [1 << k for k in range(10, 21)]
+    assert body["men_live_limit"] == 32768
+
+
+def test_calculator_searches_live_within_budget(client):
+    body = client.get("/api/rope/calculator?seq_len=30000&original_max_position_embeddings=3000").json()
+    assert (body["men_source"], body["men_train_source"]) == ("live", "live")
+    base = body["men_base"]
+    assert direct_margin(base, 128, 30000).min() >= 0
+    assert 0 < body["men_first_negative_below"] < 30000 and body["men_ok"] is False  # b = 10000 is far below it
+    assert body["margin"]["length"] == 30000 and [c["label"] for c in body["margin"]["curves"]] == ["base b", "smallest base for T"]
+
+
+def test_calculator_beyond_budget_says_so(client):
+    body = client.get("/api/rope/calculator?seq_len=40000&head_dim=100&original_max_position_embeddings=1000").json()
+    assert body["men_base"] is None and body["men_source"] is None and body["men_ok"] is None
+    assert body["men_table_lengths"] == [] and body["men_live_limit"] == (1 << 21) // (32 * 50)
+    assert [c["label"] for c in body["margin"]["curves"]] == ["base b"]
+    # The training length is small enough to search live.
+    assert body["men_train_source"] == "live" and direct_margin(body["men_base_train"], 100, 1000).min() >= 0
+
+
+def test_calculator_long_table_length_and_drawn_range(client):
+    body = client.get("/api/rope/calculator?seq_len=1048576&original_max_position_embeddings=65536&head_dim=256").json()
+    assert body["men_source"] == "table" and body["men_base"] == men_table.BOUNDS[(256, 1 << 20)][0]
+    assert body["margin"]["length"] == 131072  # 2^24 / 128 pairs
+    wide = client.get("/api/rope/calculator?seq_len=16777216&original_max_position_embeddings=16777216&head_dim=1024").json()
+    assert wide["margin"]["length"] == 32768  # 2^24 / 512 pairs
+    assert wide["men_base"] is None and wide["men_base_train"] is None
