@@ -8,7 +8,7 @@ import pkgutil
 from functools import lru_cache
 
 from fastapi import FastAPI
-from starlette.middleware.gzip import GZipMiddleware
+from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES, GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
@@ -17,6 +17,7 @@ from app import __version__
 from app.settings import GZIP_LEVEL, PLOTLY_JS, STATIC_DIR
 from app.web import errors
 from app.web.apidocs import operations
+from app.web.responses import COMPACT_MEDIA_TYPE
 from app.web.routing import api_router, page_router
 from app.web.access_log import AccessLogMiddleware
 from app.web.security import SecurityMiddleware
@@ -44,7 +45,14 @@ def create_app() -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
-    app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=GZIP_LEVEL)
+    # Compact twin bodies are gzipped ahead of time, or carry deflated arrays (app/web/responses.py):
+    # the middleware leaves them alone.
+    app.add_middleware(
+        GZipMiddleware,
+        minimum_size=1024,
+        compresslevel=GZIP_LEVEL,
+        exclude_content_types=(*DEFAULT_EXCLUDED_CONTENT_TYPES, COMPACT_MEDIA_TYPE),
+    )
     app.add_middleware(SecurityMiddleware)
     app.add_middleware(AccessLogMiddleware)  # outermost: times the whole response
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")

@@ -107,7 +107,10 @@ async def _run(report: Report, quick: bool) -> dict:
         else:
             largest_text, largest_ok = f"largest: cold {_ms(l_cold)} · warm {_ms(l_warm)}", l_cold * 1000 <= LARGEST_TARGET_MS
         default_ok = d_cold * 1000 <= DEFAULT_TARGET_MS
-        verdict = "pass" if default_ok and largest_ok else "miss"
+        warm_ok = d_warm * 1000 <= DEFAULT_TARGET_MS and (worst is None or l_warm * 1000 <= LARGEST_TARGET_MS)
+        # Judged on the cold figures (a new slider value is a cold request); "warm ok" notes that
+        # repeated URLs (what most of a class sends) meet the target.
+        verdict = "pass" if default_ok and largest_ok else ("miss (warm ok)" if warm_ok else "miss")
         kind = "CSV export" if op.path.endswith(".csv") else ("page twin" if op.view is not None else "operation")
         report.add(
             "server",

@@ -24,7 +24,7 @@ class Report:
         if verdict is None:
             verdict = "info" if ok is None else ("pass" if ok else "miss")
         self.rows.append(Row(section, figure, value, target, verdict))
-        mark = {"pass": "ok  ", "miss": "MISS", "info": "    ", "error": "ERR "}[verdict]
+        mark = {"pass": "ok  ", "info": "    ", "error": "ERR "}.get(verdict, "MISS")
         print(f"  {mark} {figure}: {value}" + (f"  (target {target})" if target else ""), file=sys.stderr, flush=True)
 
     def note(self, text: str) -> None:
@@ -38,5 +38,5 @@ class Report:
         return "\n".join(lines)
 
     def summary(self) -> str:
-        counts = {verdict: sum(row.verdict == verdict for row in self.rows) for verdict in ("pass", "miss", "error")}
+        counts = {verdict: sum(row.verdict.split(" ")[0] == verdict for row in self.rows) for verdict in ("pass", "miss", "error")}
         return f"{counts['pass']} targets met, {counts['miss']} missed, {counts['error']} errors"

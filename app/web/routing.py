@@ -30,6 +30,7 @@ from app.web.responses import (
     dumps_compact,
     embed_json,
     etag_for,
+    is_deflated,
     wants_compact,
 )
 from app.web.security import content_security_policy
@@ -101,7 +102,7 @@ def computed_compact(view_name: str, params: Params) -> tuple[bytes, str, bytes 
     if entry is None:
         body = dumps_compact(REGISTRY[view_name].compute(params))
         # Its own ETag even when no array was large enough to change the bytes: another media type.
-        entry = (body, etag_for(body)[:-1] + '-c"', compress(body))
+        entry = (body, etag_for(body)[:-1] + '-c"', None if is_deflated(body) else compress(body))
         RESPONSE_CACHE.put(key, entry)
     return entry
 

@@ -1,8 +1,8 @@
 // Fetch JSON, cancelling the previous request: a newer slider value wins.
 //
 // Requests ask for the compact encoding (app/web/responses.py): the same document with large
-// float64 arrays sent as base64 bytes instead of decimal text, which the browser decodes far
-// faster than JSON.parse reads digits.  decodeCompact() turns those arrays back into the nested
+// float64 arrays sent as base64 bytes (deflated first when very large) instead of decimal text,
+// which the browser decodes far faster than JSON.parse reads digits.  decodeCompact() turns those arrays back into the nested
 // arrays plain JSON would have given (null where JSON has null), bit for bit the same numbers,
 // so pages never see the difference.  Endpoints that do not offer it answer plain JSON.
 
@@ -18,6 +18,7 @@ function base64Bytes(text) {
 }
 
 function nested(values, shape, offset, depth) {
+  if (shape.length === 0) return Number.isFinite(values[offset]) ? values[offset] : null;
   const size = shape[depth];
   const out = new Array(size);
   if (depth === shape.length - 1) {
@@ -35,21 +36,53 @@ function nested(values, shape, offset, depth) {
 
 function isTypedArray(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value) && value.dtype === "f8" &&
-    typeof value.bdata === "string" && Array.isArray(value.shape);
+    (typeof value.bdata === "string" || typeof value.zdata === "string") && Array.isArray(value.shape);
 }
 
-/** Replace every {dtype: "f8", bdata, shape} in a compact document by nested arrays. */
-export function decodeCompact(value) {
-  if (Array.isArray(value)) return value.map(decodeCompact);
+function rawBytes(node) {
+  return base64Bytes(node.bdata ?? node.zdata);
+}
+
+function asFloat64(bytes) {
+  return new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
+}
+
+async function inflate(node) {
+  // Large arrays come deflated (zlib); the browser inflates them natively.
+  const stream = new Blob([rawBytes(node)]).stream().pipeThrough(new DecompressionStream("deflate"));
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  return nested(asFloat64(bytes), node.shape, 0, 0);
+}
+
+class Deferred {
+  constructor(promise) {
+    this.promise = promise;
+  }
+}
+
+function walk(value, pending) {
   if (value === null || typeof value !== "object") return value;
   if (isTypedArray(value)) {
-    const bytes = base64Bytes(value.bdata);
-    const values = new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
-    return value.shape.length === 0 ? values[0] : nested(values, value.shape, 0, 0);
+    if (value.zdata !== undefined) return new Deferred(inflate(value));
+    return nested(asFloat64(rawBytes(value)), value.shape, 0, 0);
   }
-  const out = {};
-  for (const [key, item] of Object.entries(value)) out[key] = decodeCompact(item);
+  const out = Array.isArray(value) ? value.map((item) => walk(item, pending)) : {};
+  if (!Array.isArray(value)) for (const [key, item] of Object.entries(value)) out[key] = walk(item, pending);
+  for (const [key, item] of Object.entries(out)) {
+    if (item instanceof Deferred) pending.push(item.promise.then((decoded) => { out[key] = decoded; }));
+  }
   return out;
+}
+
+/**
+ * Replace every {dtype: "f8", bdata | zdata, shape} in a compact document by nested arrays.
+ * Synchronous unless the document holds deflated arrays; then a promise of the result.
+ */
+export function decodeCompact(value) {
+  const pending = [];
+  const out = walk(value, pending);
+  if (out instanceof Deferred) return out.promise;
+  return pending.length ? Promise.all(pending).then(() => out) : out;
 }
 
 async function readBody(response) {
