@@ -284,7 +284,8 @@ def error_envelopes(length: int, inv_freqs, columns: int, dtypes: tuple[str, ...
                 starts = starts_of[dtype]
                 i0 = int(np.searchsorted(starts, p0, side="right")) - 1
                 i1 = int(np.searchsorted(starts, p1, side="left"))
-                spans[dtype] = (i0, i1, np.diff(np.clip(np.append(starts[i0:i1], p1), p0, p1)))
+                edges = np.minimum(np.maximum(np.append(starts[i0:i1], p1), p0), p1)
+                spans[dtype] = (i0, i1, np.diff(edges))
             for pair in pairs:
                 theta = pair["theta"]
                 x = m * theta

@@ -23,7 +23,7 @@ MEN_LIMIT = 131072
 # Work per request, in (distance, pair) evaluations of B_m: one plotted curve, one bound search.
 # Larger bounds come from app/core/men_table.py (scripts/men_table.py) or are not given.
 CURVE_WORK = 1 << 24
-LIVE_WORK = 1 << 21
+LIVE_WORK = 1 << 20
 
 
 class CalculatorParams(Params):

@@ -17,10 +17,11 @@ from app.web.fields import Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Params
 from app.web.views import View, register
 
-MAX_POSITIONS = 1 << 20
-# Work budget: positions × pairs.  The per-column maxima are exact at every position; that costs
-# about 20 ns per (position, pair) here, so 2^20 keeps a request near 20 ms of CPU.
-MAX_POSITION_PAIRS = 1 << 20
+# Work budget: positions × pairs.  The per-column maxima are exact at every position, at about
+# 20-45 ns per (position, pair) on this 2-core machine (the most for the slowest pairs, θ ≈ 1e-9):
+# 2^19 keeps every request near 25 ms of CPU even when the machine is busy.
+MAX_POSITION_PAIRS = 1 << 19
+MAX_POSITIONS = MAX_POSITION_PAIRS
 COLUMNS = 600
 COLLISION_LIMIT = (1 << 24) + 1
 
@@ -35,7 +36,7 @@ class PrecisionParams(Params):
             ge=2,
             le=MAX_POSITIONS,
             description="Target length: positions 0 … seq_len−1 are examined.  seq_len × (number of pairs) may be "
-            "at most 1048576: up to 262144 positions with 4 pairs, 1048576 with one.",
+            "at most 524288: up to 131072 positions with 4 pairs, 524288 with one.",
         ),
         UI("Target length", kind="log", unit="tokens"),
     ] = 131072
@@ -44,7 +45,7 @@ class PrecisionParams(Params):
         Field(
             min_length=1,
             max_length=4,
-            description="Pair indices to examine (at most 4, each below r/2, and at most 1048576 / seq_len of them).",
+            description="Pair indices to examine (at most 4, each below r/2, and at most 524288 / seq_len of them).",
         ),
         UI("Pairs", kind="list", help="Up to 4 pair indices, comma-separated; 0 is the fastest pair."),
     ] = (0, 16, 40, 63)
@@ -152,7 +153,7 @@ register(
             "For each chosen pair and each of float32, bfloat16 and float16: the largest angle error and score "
             "error within each of at most 600 columns of positions (min/max envelope, so no spike is lost), and the "
             "first position m where positions m and m+1 get the same angle in that precision (searched up to 2^24). "
-            "The maxima are exact over every position; to bound the work, seq_len × number of pairs is at most 2^20."
+            "The maxima are exact over every position; to bound the work, seq_len × number of pairs is at most 2^19."
         ),
         examples=("head_dim=128&base=500000&seq_len=131072&pairs=0&pairs=63", "base=10000&seq_len=8192&pairs=0"),
     )

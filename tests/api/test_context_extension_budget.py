@@ -14,34 +14,42 @@ def direct_margin(base, head_dim, length):
     return np.cos(np.outer(np.arange(length), theta)).sum(axis=1)
 
 
-# ---- /api/rope/precision: seq_len × number of pairs ≤ 2^20 --------------------------------------
+# ---- /api/rope/precision: seq_len × number of pairs ≤ 2^19 --------------------------------------
 
 
-@pytest.mark.parametrize("query", ["seq_len=1048576&pairs=0", "seq_len=262144", "seq_len=524288&pairs=10&pairs=63"])
+@pytest.mark.parametrize("query", ["seq_len=524288&pairs=0", "seq_len=131072", "seq_len=262144&pairs=10&pairs=63"])
 def test_precision_largest_allowed_work(client, query):
     body = client.get("/api/rope/precision?" + query).json()
-    assert len(body["column_start"]) == 600 and body["column_stop"][-1] == body["seq_len"]
+    columns = len(body["column_start"])
+    assert 590 < columns <= 600 and body["column_stop"][-1] == body["seq_len"]
     for curve in body["curves"]:
         for dtype in body["dtypes"]:
-            assert len(curve["dtypes"][dtype]["angle_error_max"]) == 600
+            assert len(curve["dtypes"][dtype]["angle_error_max"]) == columns
 
 
-@pytest.mark.parametrize("query", ["seq_len=262145", "seq_len=1048576&pairs=0&pairs=1", "seq_len=524289&pairs=3&pairs=4"])
+@pytest.mark.parametrize("query", ["seq_len=131073", "seq_len=524288&pairs=0&pairs=1", "seq_len=262145&pairs=3&pairs=4"])
 def test_precision_too_much_work_names_pairs(client, query):
     response = client.get("/api/rope/precision?" + query)
     assert response.status_code == 422
     item = response.json()["detail"][0]
-    assert item["param"] == "pairs" and "1048576" in item["msg"]
+    assert item["param"] == "pairs" and "524288" in item["msg"]
 
 
-def test_precision_float32_error_at_a_million_positions(client):
+def test_precision_length_beyond_any_pair_count_names_seq_len(client):
+    response = client.get("/api/rope/precision?seq_len=524289&pairs=0")
+    assert response.status_code == 422
+    item = response.json()["detail"][0]
+    assert item["param"] == "seq_len" and "524288" in item["allowed"]
+
+
+def test_precision_errors_at_the_longest_length(client):
     # Pair 0 has θ = 1 (exact in float32): positions up to 2^24 are exact too, so the float32
-    # angle is m itself, error 0.  bfloat16 keeps 8 significant bits: in [2^19, 2^20) its integers
-    # are 2^12 apart, so the largest angle error is half that (ties to even), in the last columns.
-    body = client.get("/api/rope/precision?seq_len=1048576&pairs=0").json()
+    # angle is m itself, error 0.  bfloat16 keeps 8 significant bits: in [2^18, 2^19) its integers
+    # are 2^11 apart, so the largest angle error is half that (ties to even), in the last columns.
+    body = client.get("/api/rope/precision?seq_len=524288&pairs=0").json()
     errors = body["curves"][0]["dtypes"]
     assert max(errors["float32"]["angle_error_max"]) == 0
-    assert errors["bfloat16"]["largest_angle_error"] == 2**11 == max(errors["bfloat16"]["angle_error_max"][-20:])
+    assert errors["bfloat16"]["largest_angle_error"] == 2**10 == max(errors["bfloat16"]["angle_error_max"][-20:])
     assert errors["float16"]["overflow_from"] == 65520
 
 
@@ -55,25 +63,25 @@ def test_calculator_defaults_read_the_table(client):
     assert body["men_base_train"] == men_table.BOUNDS[(128, 4096)][0]
     assert direct_margin(body["men_base"], 128, 32768).min() >= 0
     assert body["men_table_lengths"] == [1 << k for k in range(10, 21)]
-    assert body["men_live_limit"] == 32768
+    assert body["men_live_limit"] == 16384
 
 
 def test_calculator_searches_live_within_budget(client):
-    body = client.get("/api/rope/calculator?seq_len=30000&original_max_position_embeddings=3000").json()
+    body = client.get("/api/rope/calculator?seq_len=15000&original_max_position_embeddings=3000").json()
     assert (body["men_source"], body["men_train_source"]) == ("live", "live")
     base = body["men_base"]
-    assert direct_margin(base, 128, 30000).min() >= 0
-    assert 0 < body["men_first_negative_below"] < 30000 and body["men_ok"] is False  # b = 10000 is far below it
-    assert body["margin"]["length"] == 30000 and [c["label"] for c in body["margin"]["curves"]] == ["base b", "smallest base for T"]
+    assert direct_margin(base, 128, 15000).min() >= 0
+    assert 0 < body["men_first_negative_below"] < 15000 and body["men_ok"] is False  # b = 10000 is far below it
+    assert body["margin"]["length"] == 15000 and [c["label"] for c in body["margin"]["curves"]] == ["base b", "smallest base for T"]
 
 
 def test_calculator_beyond_budget_says_so(client):
-    body = client.get("/api/rope/calculator?seq_len=40000&head_dim=100&original_max_position_embeddings=1000").json()
+    body = client.get("/api/rope/calculator?seq_len=40000&head_dim=100&original_max_position_embeddings=600").json()
     assert body["men_base"] is None and body["men_source"] is None and body["men_ok"] is None
-    assert body["men_table_lengths"] == [] and body["men_live_limit"] == (1 << 21) // (32 * 50)
+    assert body["men_table_lengths"] == [] and body["men_live_limit"] == (1 << 20) // (32 * 50)
     assert [c["label"] for c in body["margin"]["curves"]] == ["base b"]
     # The training length is small enough to search live.
-    assert body["men_train_source"] == "live" and direct_margin(body["men_base_train"], 100, 1000).min() >= 0
+    assert body["men_train_source"] == "live" and direct_margin(body["men_base_train"], 100, 600).min() >= 0
 
 
 def test_calculator_long_table_length_and_drawn_range(client):

@@ -119,8 +119,8 @@ def test_grid_table_entries_are_first_negatives():
 
 
 def test_sources():
-    assert men_bound_source(128, 32768, 1 << 21) == "table"
-    assert men_bound_source(128, 30000, 1 << 21) == "live"  # grid from the table, bisection live
-    assert men_bound_source(128, 40000, 1 << 21) is None
-    assert men_bound_source(100, 600, 1 << 21) == "live"  # no table for d = 100: whole search live
-    assert men_bound_source(100, 2000, 1 << 21) is None
+    assert men_bound_source(128, 32768, 1 << 20) == "table"
+    assert men_bound_source(128, 16000, 1 << 20) == "live"  # grid from the table, bisection live
+    assert men_bound_source(128, 17000, 1 << 20) is None
+    assert men_bound_source(100, 600, 1 << 20) == "live"  # no table for d = 100: whole search live
+    assert men_bound_source(100, 700, 1 << 20) is None
