@@ -277,16 +277,20 @@ def compute_relative(params: RelativeParams) -> dict[str, Any]:
 
 
 def relative_csv(data: dict[str, Any]):
-    """Per offset: Shaw's clipped index, T5's bucket and bias, and each head's ALiBi penalty."""
+    """Per offset: Shaw's clipped index, T5's bucket and bias, and the ALiBi penalty of the head shown.
+
+    One ALiBi column (the page's head), not one per head: 256 heads × 16385 offsets would make a
+    42 MB file of numbers that are each a slope times the offset (the slopes are in the JSON twin).
+    """
     t5, alibi, shaw = data["t5"], data["alibi"], data["shaw"]
     k = shaw["max_relative_position"]
-    slopes = np.asarray(alibi["slopes"])
-    header = ["offset", "shaw_index", "t5_bucket", "t5_bias"] + [f"alibi_head{h}" for h in range(len(slopes))]
+    head = int(alibi["head"])
+    slope = float(alibi["slopes"][head])
+    header = ["offset", "shaw_index", "t5_bucket", "t5_bias", f"alibi_head{head}"]
     rows = []
     for offset, bucket, bias in zip(t5["relative_position"], t5["bucket"], t5["bias"]):
         offset = int(offset)
-        penalties = [float(m * offset) if offset <= 0 else "" for m in slopes]
-        rows.append([offset, min(max(offset, -k), k) + k, int(bucket), float(bias), *penalties])
+        rows.append([offset, min(max(offset, -k), k) + k, int(bucket), float(bias), slope * offset if offset <= 0 else ""])
     return header, rows
 
 
