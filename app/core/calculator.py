@@ -19,6 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from app.core import men_table
 from app.core.scaling import base_inv_freq, get_mscale, longrope_attention, ntk_base
 
 
@@ -291,8 +292,6 @@ def men_base_bound(head_dim: int, context_len: int, rel_tol: float = 1e-4, steps
     (:func:`_scan_negatives`); the bisection evaluates one base at a time, stopping at the first
     negative block.  ``men_table.BOUNDS`` holds finished results for common (head dim, length).
     """
-    from app.core import men_table
-
     ratio = 10 ** (1 / steps_per_decade)
     default_search = (rel_tol, steps_per_decade) == (1e-4, 40)
     if default_search and (head_dim, context_len) in men_table.BOUNDS:
@@ -321,13 +320,13 @@ def men_base_bound(head_dim: int, context_len: int, rel_tol: float = 1e-4, steps
 def men_live_limit(head_dim: int, live_budget: int) -> int:
     """Largest context length whose bound :func:`men_base_bound` finds within ``live_budget``
     evaluations of (distance, pair): about 12·T·(d/2) when men_table.GRID covers the head dim
-    (only the bisection is left), about 30 times more otherwise (the grid is scanned too)."""
-    from app.core import men_table
-
+    (only the bisection is left), about 30 times more otherwise (the grid is scanned too), with
+    d/2 counted as at least 8."""
     pairs = max(1, head_dim // 2)
     if head_dim in men_table.GRID:
         return min(men_table.CAP, live_budget // pairs)
-    return live_budget // (32 * pairs)
+    # Small head dims have bounds up to 1e14: hundreds of grid bases, whatever T·d/2.
+    return live_budget // (32 * max(pairs, 8))
 
 
 def men_bound_source(head_dim: int, context_len: int, live_budget: int) -> str | None:

@@ -147,3 +147,5 @@ def test_precision_work_limit_is_shown_beside_pairs(page, base_url):
     set_box(page, "pairs", "63")
     wait_for_query(page, "pairs=63")
     page.wait_for_function("() => document.getElementById('err-pairs').textContent === ''")
+    wait_for_plot(page, "plot-angle")
+    _expected_422(page)  # the rejected request's console line may arrive late
