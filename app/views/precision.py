@@ -86,9 +86,11 @@ def compute_precision(params: PrecisionParams) -> dict[str, Any]:
     columns = min(COLUMNS, params.seq_len)
     # Per-column maxima over every position, exact, without np.cos on every position (see the
     # docstring of error_envelopes).
-    envelopes = precision.error_envelopes(params.seq_len, [theta[j] for j in params.pairs], columns)
+    distinct = sorted(set(params.pairs))  # a pair listed twice is computed once
+    envelopes = dict(zip(distinct, precision.error_envelopes(params.seq_len, [theta[j] for j in distinct], columns)))
     curves = []
-    for j, errors in zip(params.pairs, envelopes):
+    for j in params.pairs:
+        errors = envelopes[j]
         entry: dict[str, Any] = {"pair": j, "inv_freq": float(theta[j]), "inv_freq_float32": float(np.float32(theta[j])), "dtypes": {}}
         for dtype in precision.DTYPES:
             e = errors[dtype]
