@@ -210,9 +210,9 @@ def _repair(model, start, values) -> dict[str, Any] | None:
     return values if _valid(model, values) else None
 
 
-def choice_starts(model: type[BaseModel], default: dict[str, Any]) -> list[dict[str, Any]]:
+def choice_starts(model: type[BaseModel], default: dict[str, Any], max_variants: int = MAX_VARIANTS) -> list[dict[str, Any]]:
     """Starting points: every combination of the choice fields (enums, booleans) when there are
-    at most MAX_VARIANTS, else the defaults and each choice changed alone."""
+    at most ``max_variants``, else the defaults and each choice changed alone."""
     choices = {}
     for name, prop in _properties(model).items():
         if "enum" in prop:
@@ -220,7 +220,7 @@ def choice_starts(model: type[BaseModel], default: dict[str, Any]) -> list[dict[
         elif prop.get("type") == "boolean":
             choices[name] = [False, True]
     combos = [dict(default)]
-    if math.prod(len(c) for c in choices.values()) <= MAX_VARIANTS:
+    if math.prod(len(c) for c in choices.values()) <= max_variants:
         for name, options in choices.items():
             combos = [{**combo, name: option} for combo in combos for option in options]
     else:
@@ -233,9 +233,9 @@ def choice_starts(model: type[BaseModel], default: dict[str, Any]) -> list[dict[
     return unique
 
 
-def largest_cases(model: type[BaseModel], default: dict[str, Any]) -> list[dict[str, Any]]:
+def largest_cases(model: type[BaseModel], default: dict[str, Any], max_variants: int = MAX_VARIANTS) -> list[dict[str, Any]]:
     out = []
-    for start in choice_starts(model, default):
+    for start in choice_starts(model, default, max_variants):
         if not _valid(model, start):
             start = {k: v for k, v in start.items() if k in default or _valid(model, {**default, k: v})}
         values = maximise(model, start)
@@ -278,9 +278,9 @@ def body_model(operation: dict[str, Any], path: str) -> type[BaseModel] | None:
     return next((model for model in errors.MODELS_BY_PATH.get(path, []) if model.__name__ == name), None)
 
 
-def all_cases(app) -> dict[str, list[Case]]:
+def all_cases(app, max_variants: int = MAX_VARIANTS) -> dict[str, list[Case]]:
     """Operation label → its cases at the largest sizes (one per variant).  Pages are labelled
-    ``PAGE /name``."""
+    ``PAGE /name``.  ``max_variants=1`` varies each choice field alone (fewer cases)."""
     from app.web import errors
     from app.web.views import discover
 
@@ -288,7 +288,7 @@ def all_cases(app) -> dict[str, list[Case]]:
     twins = {}
     for view in discover():
         twins[view.api_path] = view
-        maxima = largest_cases(view.params, {})
+        maxima = largest_cases(view.params, {}, max_variants)
         cases[f"GET {view.api_path}"] = [Case(f"GET {view.api_path}", "GET", view.api_path, v) for v in maxima]
         cases[f"PAGE /{view.name}"] = [Case(f"PAGE /{view.name}", "GET", f"/{view.name}", v, page=True) for v in maxima]
         if view.csv is not None:
@@ -303,12 +303,12 @@ def all_cases(app) -> dict[str, list[Case]]:
             if method == "post":
                 example = example_body(operation) or {}
                 model = body_model(operation, path)
-                maxima = largest_cases(model, example) if model is not None else [example]
+                maxima = largest_cases(model, example, max_variants) if model is not None else [example]
                 cases[label] = [Case(label, "POST", path, v) for v in maxima]
             elif method == "get" and path not in twins and not path.endswith(".csv"):
                 models = errors.MODELS_BY_PATH.get(path) or []
                 if models:
-                    cases[label] = [Case(label, "GET", path, v) for v in largest_cases(models[0], {})]
+                    cases[label] = [Case(label, "GET", path, v) for v in largest_cases(models[0], {}, max_variants)]
     return cases
 
 
