@@ -110,6 +110,7 @@ register(
     View(
         name="calculator",
         title="Context-extension calculator",
+        short_title="Calculator",
         summary="NTK and dynamic bases, YaRN and LongRoPE temperatures, Llama 3.1 bands and the smallest base for a context.",
         section="Context extension",
         order=230,

@@ -139,6 +139,7 @@ register(
     View(
         name="precision",
         title="Precision of long-context angles",
+        short_title="Precision",
         summary="float32, bfloat16 and float16 angles drift from the exact m·θ; at long range neighbours can collide.",
         section="Context extension",
         order=220,

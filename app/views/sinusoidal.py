@@ -88,6 +88,7 @@ register(
     View(
         name="sinusoidal",
         title="Sinusoidal encodings",
+        short_title="Sinusoids",
         summary="A fixed table of sines and cosines gives every position its own fingerprint.",
         section="Foundations",
         order=20,
