@@ -52,3 +52,8 @@ def set_box(page, name: str, value: str) -> None:
 
 def wait_for_query(page, fragment: str) -> None:
     page.wait_for_function("(f) => window.location.search.includes(f)", arg=fragment)
+
+
+def wait_for_data(page, plot_id: str, expected: str) -> None:
+    """Wait until the drawn data equals ``expected`` (a ``snapshot``)."""
+    page.wait_for_function(f"([id, expected]) => ({_SNAPSHOT_JS})(id) === expected", arg=[plot_id, expected])
