@@ -7,6 +7,11 @@ Content kinds (what q_m and k_n are before rotation):
 * ``constant``: q = k = (1, …, 1) at every position (the RoFormer long-range-decay picture).
 * ``random``: independent seeded vectors at every position; no Toeplitz structure.
 
+For position-independent content and L ≤ B the matrix is built from its 2L−1 distinct values
+s(n−m) = qᵀΘ_{n−m}k (``offset_scores``), so it is Toeplitz bit for bit and travels to the page as
+those 2L−1 numbers (app/web/responses.py); ``explicit=True`` rotates every position instead, for
+checking the identity numerically.
+
 A matrix over L positions is reduced to at most B×B cells by averaging over blocks of
 consecutive positions.  The block mean of q_m·k_n over m ∈ A, n ∈ C equals
 (mean_{m∈A} R_m q_m)·(mean_{n∈C} R_n k_n), so reduction is exact and costs O(L·d + B²·d)
@@ -48,6 +53,7 @@ def score_matrix(
     seq_len: int,
     max_cells: int,
     causal: bool = False,
+    explicit: bool = False,
 ) -> dict[str, np.ndarray]:
     """Block-averaged score matrix over positions 0..seq_len-1, scaled by 1/√d.
 
@@ -55,6 +61,10 @@ def score_matrix(
     ``(B, B)`` with B ≤ max_cells (B = L when L ≤ max_cells, an exact matrix), plus the block
     ``starts`` and ``sizes``.  With ``causal`` the keys after the query are masked (NaN); a
     diagonal block averages only its visible entries n ≤ m.
+
+    Same content at every position and one position per block: s_mn = s(n−m) from the 2L−1
+    offset values (RoFormer eq. 16: R_mᵀR_n = R_{n−m}), unless ``explicit``, which rotates q and k
+    at every position and takes every inner product (equal up to rounding, ~1e-16 relative).
     """
     q = np.asarray(q, dtype=np.float64)
     k = np.asarray(k, dtype=np.float64)
@@ -62,7 +72,12 @@ def score_matrix(
     rotary_dim = 2 * len(inv_freq)
     starts, sizes = block_partition(seq_len, max_cells)
 
-    if q.ndim == 1:
+    if q.ndim == 1 and sizes[0] == 1 and not explicit:
+        by_offset = offset_scores(q, k, inv_freq, np.arange(-(seq_len - 1), seq_len), pairing)
+        positions = np.arange(seq_len)
+        scores = by_offset[positions[None, :] - positions[:, None] + (seq_len - 1)]
+        rotated_q = rotated_k = None
+    elif q.ndim == 1:
         phasors = mean_phasors(starts, sizes, inv_freq)
         pooled_q = as_complex(q, rotary_dim, pairing) * phasors
         pooled_k = as_complex(k, rotary_dim, pairing) * phasors
@@ -81,7 +96,9 @@ def score_matrix(
         blocks = len(starts)
         scores[np.arange(blocks)[:, None] < np.arange(blocks)[None, :]] = np.nan
         diagonal = np.arange(blocks)
-        if rotated_q is None:
+        if sizes[0] == 1:
+            pass  # a block of one cell (m, m) is wholly visible: nothing to re-average
+        elif rotated_q is None:
             scores[diagonal, diagonal] = _visible_diagonal_means(q, k, inv_freq, pairing, starts, sizes)
         else:
             scores[diagonal, diagonal] = _visible_block_means(rotated_q, rotated_k, sizes)

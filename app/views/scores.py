@@ -102,7 +102,14 @@ def compute_scores(params: ScoresParams) -> dict[str, Any]:
     reduced = score_matrix(q, k, inv_freq, params.pairing, params.seq_len, MAX_HEATMAP_CELLS, params.causal)
     scores, starts, sizes = reduced["scores"], reduced["starts"], reduced["sizes"]
     full_blocks = int(np.sum(sizes == sizes[0]))
-    toeplitz = diagonal_spread(scores[:full_blocks, :full_blocks])
+    # The readout checks the identity numerically, so it measures the matrix rotated position by
+    # position, not the one drawn from s(n − m) (Toeplitz by construction).
+    checked = scores
+    if np.ndim(q) == 1 and sizes[0] == 1:
+        checked = score_matrix(
+            q, k, inv_freq, params.pairing, params.seq_len, MAX_HEATMAP_CELLS, params.causal, explicit=True
+        )["scores"]
+    toeplitz = diagonal_spread(checked[:full_blocks, :full_blocks])
     finite = scores[np.isfinite(scores)]
     identity = theta_identity_errors(inv_freq, params.pairing, params.head_dim, identity_pairs(params.seq_len))
     return {
@@ -154,8 +161,10 @@ register(
         api_description=(
             "s_mn = ⟨Θ_m q_m, Θ_n k_n⟩/√d for positions 0..L−1.  `scores[a][c]` is the mean over the positions "
             "of query block a and key block c (`starts`, `sizes`; blocks of one position when L ≤ 512, i.e. the "
-            "exact matrix).  Masked cells are null.  `toeplitz.spread` is the largest max − min along any "
-            "diagonal of the full-size blocks (0 for a Toeplitz matrix); `identity` checks Θ_mᵀΘ_n = Θ_{n−m} "
+            "exact matrix).  For repeated or constant content with L ≤ 512 the cells are s(n − m) = qᵀΘ_{n−m}k/√d "
+            "from the 2L − 1 offsets (Toeplitz exactly).  Masked cells are null.  `toeplitz.spread` is the "
+            "largest max − min along any diagonal of the full-size blocks of the matrix computed position by "
+            "position (rotate q_m and k_n, then take every inner product; 0 for a Toeplitz matrix); `identity` checks Θ_mᵀΘ_n = Θ_{n−m} "
             "with explicit d×d matrices for a few (m, n).  `theta_override` replaces every θ_j by 0 or π."
         ),
         examples=("seq_len=32&head_dim=8&content=constant", "seq_len=131072&causal=true", "theta_override=pi&seq_len=16"),

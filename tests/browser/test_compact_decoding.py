@@ -36,7 +36,12 @@ def test_page_fetch_decodes_to_the_json_twin(page, base_url, view):
 
 
 @pytest.mark.parametrize(
-    "url", ["/api/rope/scores?seq_len=512&causal=true", "/api/sinusoidal/table?seq_len=512&dim=512"]
+    "url",
+    [
+        "/api/rope/scores?seq_len=512&causal=true",  # Toeplitz: sent as its diagonals
+        "/api/rope/scores?seq_len=300&content=random",
+        "/api/sinusoidal/table?seq_len=512&dim=512",
+    ],
 )
 def test_large_matrices_decode_exactly(page, base_url, url):
     page.goto(f"{base_url}/scores")

@@ -60,8 +60,16 @@ class Deferred {
   }
 }
 
+function toeplitz(diagonals, size) {
+  // diagonals[size − 1 + o] is the value on diagonal o = column − row (app/web/responses.py).
+  const rows = new Array(size);
+  for (let m = 0; m < size; m++) rows[m] = nested(diagonals, [size], size - 1 - m, 0);
+  return rows;
+}
+
 function walk(value, pending) {
   if (value === null || typeof value !== "object") return value;
+  if (isTypedArray(value) && value.layout === "toeplitz") return toeplitz(asFloat64(rawBytes(value)), value.shape[0]);
   if (isTypedArray(value)) {
     if (value.zdata !== undefined) return new Deferred(inflate(value));
     return nested(asFloat64(rawBytes(value)), value.shape, 0, 0);
