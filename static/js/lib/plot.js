@@ -44,15 +44,56 @@ function merge(base, extra) {
   return out;
 }
 
-/** Draw or update a plot.  Returns Plotly's promise. */
-export function draw(el, traces, layout = {}) {
-  if (typeof el === "string") el = document.getElementById(el);
-  return Plotly.react(el, traces, merge(baseLayout(), layout), CONFIG);
+// Figures whose JSON is at most this many characters are compared with the last one drawn in
+// the same element, and not redrawn when equal: a slider that changes one plot of a page then
+// costs one Plotly redraw (20–60 ms each here), not one per plot.  Larger figures (heatmaps of
+// hundreds of rows) always redraw: serialising them would cost about as much as drawing.
+const COMPARE_LIMIT = 400_000;
+const lastFigure = new WeakMap();
+
+function numberCount(value, budget) {
+  // Cheap upper bound of the serialised size, so big figures are not stringified just to learn that.
+  if (Array.isArray(value)) {
+    let total = value.length;
+    for (const item of value) {
+      if (total > budget) break;
+      if (item && typeof item === "object") total += numberCount(item, budget - total);
+    }
+    return total;
+  }
+  if (value && typeof value === "object") {
+    let total = 0;
+    for (const item of Object.values(value)) {
+      if (total > budget) break;
+      if (item && typeof item === "object") total += numberCount(item, budget - total);
+    }
+    return total;
+  }
+  return 0;
 }
 
-/** Axis title helper. */
+/** Draw or update a plot; skipped when the figure equals the one already drawn there.  Returns a promise. */
+export function draw(el, traces, layout = {}) {
+  if (typeof el === "string") el = document.getElementById(el);
+  const fullLayout = merge(baseLayout(), layout);
+  let key = null;
+  if (numberCount(traces, COMPARE_LIMIT / 8) <= COMPARE_LIMIT / 8) {
+    key = JSON.stringify([traces, fullLayout]);
+    if (key.length > COMPARE_LIMIT) key = null;
+    else if (el.data && lastFigure.get(el) === key) return Promise.resolve(el);
+  }
+  if (key === null) lastFigure.delete(el);
+  else lastFigure.set(el, key);
+  return Plotly.react(el, traces, fullLayout, CONFIG);
+}
+
+/**
+ * Axis title helper.  Margins are fixed (baseLayout and the pages' own) rather than automatic:
+ * Plotly's automargin measures every tick label after each redraw and can redraw a second time,
+ * about a third of a small plot's redraw time.
+ */
 export function axis(title, extra = {}) {
-  return { title: { text: title }, zeroline: false, automargin: true, ...extra };
+  return { title: { text: title }, zeroline: false, ...extra };
 }
 
 /** Compact number formatting for readouts: 4 significant digits, scientific when tiny or huge. */

@@ -72,9 +72,10 @@ function scoreHeatmaps(data, key) {
   return draw("plot-scores", [heat(none, "x", "y", false), heat(other, "x2", "y2", true)], {
     title: { text: `Scores q·k/√d in “${data.words.join(" ")}”: no position (left), ${NAMES[key]} (right)` },
     grid: { rows: 1, columns: 2, pattern: "independent" },
-    xaxis: axis("key", { domain: [0, 0.44], type: "category" }),
+    margin: { l: 100 }, // room for the word labels of the left matrix
+    xaxis: axis("key", { domain: [0, 0.42], type: "category" }),
     yaxis: axis("query", { autorange: "reversed", type: "category" }),
-    xaxis2: axis("key", { domain: [0.52, 0.96], type: "category" }),
+    xaxis2: axis("key", { domain: [0.56, 0.96], type: "category" }),
     yaxis2: axis("query", { autorange: "reversed", type: "category", anchor: "x2" }),
   });
 }
