@@ -1,0 +1,49 @@
+"""A change redraws the plots whose figure changed, and only those (static/js/lib/plot.js).
+
+Each Plotly redraw costs tens of milliseconds here, so a page that redrew every plot on every
+change would lag by the sum of them.  Redraws are counted with Plotly's own plotly_afterplot event.
+"""
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+COUNT_REDRAWS_JS = """() => {
+  window.__redraws = {};
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    window.__redraws[gd.id] = 0;
+    gd.on('plotly_afterplot', () => { window.__redraws[gd.id] += 1; });
+  }
+}"""
+
+
+def test_the_same_figure_is_drawn_once_and_a_new_one_again(page, base_url):
+    page.goto(f"{base_url}/ladder")
+    counts = page.evaluate(
+        """async () => {
+          const { draw } = await import('/static/js/lib/plot.js');
+          const el = document.createElement('div');
+          document.body.appendChild(el);
+          let drawn = 0;
+          const figure = (y) => [[{ type: 'scatter', x: [0, 1, 2], y }], { title: { text: 'probe' } }];
+          await draw(el, ...figure([1, 2, 3]));
+          el.on('plotly_afterplot', () => { drawn += 1; });
+          await draw(el, ...figure([1, 2, 3]));
+          const afterSame = drawn;
+          await draw(el, ...figure([1, 2, 4]));
+          return { afterSame, afterNew: drawn, y: Array.from(el._fullData[0].y) };
+        }"""
+    )
+    assert counts == {"afterSame": 0, "afterNew": 1, "y": [1, 2, 4]}
+
+
+def test_switching_the_position_kind_leaves_the_no_position_plot_alone(page, base_url):
+    page.goto(f"{base_url}/why")
+    page.wait_for_function("() => ['plot-none', 'plot-with', 'plot-scores'].every((id) => document.getElementById(id)?._fullData)")
+    page.evaluate(COUNT_REDRAWS_JS)
+    page.select_option('select[data-param="position"]', "rope")
+    page.wait_for_function("() => window.__redraws['plot-with'] >= 1 && window.__redraws['plot-scores'] >= 1")
+    page.wait_for_timeout(300)  # time for a stray redraw of plot-none to show up
+    redraws = page.evaluate("window.__redraws")
+    assert redraws["plot-none"] == 0, redraws
+    assert "rope" in page.locator("#plot-with .gtitle").text_content().lower()
