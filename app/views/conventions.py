@@ -6,19 +6,19 @@ import math
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from app.core.frequencies import inverse_frequencies, rotary_dim
 from app.core.rope import interleaved_to_half, pair_index, rotate
 from app.core.scores import content_vectors
-from app.web.fields import Base, PartialRotaryFactor, Seed
-from app.web.params import UI, Params
+from app.web.fields import Base, EvenRotaryDim, PartialRotaryFactor, Seed
+from app.web.params import UI
 from app.web.views import View, register
 
 MAX_LEN = 64
 
 
-class ConventionsParams(Params):
+class ConventionsParams(EvenRotaryDim):
     head_dim: Annotated[
         int,
         Field(ge=2, le=128, multiple_of=2, description="Dimension of one attention head (even, at most 128 here so the wiring stays readable)."),
@@ -35,14 +35,6 @@ class ConventionsParams(Params):
         UI("Content"),
     ] = "repeated"
     seed: Seed = 0
-
-    @field_validator("partial_rotary_factor")
-    @classmethod
-    def _even_rotary_dim(cls, value: float, info: ValidationInfo) -> float:
-        head_dim = info.data.get("head_dim")
-        if head_dim is not None:
-            rotary_dim(head_dim, value)  # raises ValueError naming the rule
-        return value
 
 
 def full_permutation(head_dim: int, rotary: int) -> np.ndarray:

@@ -7,153 +7,30 @@ foundation's output unchanged), and ``POST /api/rope/frequencies`` reads a model
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
 import numpy as np
 from fastapi import APIRouter, Query
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 
 from app.core import scaling
 from app.core.frequencies import inverse_frequencies, rotary_dim, turns_within, wavelengths
 from app.core.hf_config import rope_config_from_hf
+from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
 from app.web import errors
-from app.web.fields import Base, HeadDim, PartialRotaryFactor
-from app.web.params import UI, Params
+from app.web.fields import Base, EvenRotaryDim, HeadDim, PartialRotaryFactor
+from app.web.params import UI
 from app.web.responses import JSONBytes, dumps
 from app.web.views import View, register
-
-MAX_LENGTH = 1 << 27
-RopeType = Literal["default", "linear", "dynamic", "yarn", "longrope", "llama3", "ntk"]
-
-
-def scaling_fields(hidden: bool) -> dict[str, Any]:
-    """Annotated types of the scaling fields; ``hidden`` keeps them out of a page's controls."""
-
-    def ui(label: str, **kw: Any) -> UI:
-        return UI(label, kind="hidden") if hidden else UI(label, **kw)
-
-    factor_list = Annotated[
-        tuple[Annotated[float, Field(gt=0, le=1e6, allow_inf_nan=False)], ...],
-        Field(
-            max_length=512,
-            validate_default=True,
-            description="LongRoPE per-pair divisors (one per rotated pair; repeat the key).",
-        ),
-    ]
-    return {
-        "rope_type": Annotated[
-            RopeType,
-            Field(description="Scaling method: a transformers rope_type, or 'ntk' for the static NTK-aware base change."),
-            ui("Scaling method (rope_type)"),
-        ],
-        "factor": Annotated[
-            float,
-            Field(ge=1, le=1e4, allow_inf_nan=False, description="Scale factor s (for 'ntk': α)."),
-            ui("Scale factor s", kind="number", step=0.5),
-        ],
-        "original_max_position_embeddings": Annotated[
-            int,
-            Field(ge=2, le=MAX_LENGTH, description="Training length L0 (yarn, longrope, llama3)."),
-            ui("Training length L0", kind="log", unit="tokens"),
-        ],
-        "max_position_embeddings": Annotated[
-            int,
-            Field(ge=1, le=MAX_LENGTH, description="max_position_embeddings: dynamic NTK's reference length Lmax."),
-            ui("max_position_embeddings", kind="log", unit="tokens", help="Dynamic NTK scales only past this length."),
-        ],
-        "seq_len": Annotated[
-            int,
-            Field(ge=0, le=MAX_LENGTH, description="Current sequence length (dynamic, longrope); 0 = not given, as at model init."),
-            ui("Current length", kind="log", unit="tokens"),
-        ],
-        "attention_factor": Annotated[
-            float,
-            Field(ge=0, le=100, allow_inf_nan=False, description="Explicit attention factor (yarn, longrope); 0 = derived by the method."),
-            ui("attention_factor (0 = derived)", kind="number", step=0.01),
-        ],
-        "beta_fast": Annotated[
-            float, Field(ge=0, le=1e6, allow_inf_nan=False, description="YaRN β: turns over L0 above which a pair is kept (0 = 32)."),
-            ui("beta_fast", kind="number"),
-        ],
-        "beta_slow": Annotated[
-            float, Field(ge=0, le=1e6, allow_inf_nan=False, description="YaRN α: turns over L0 below which a pair is divided by s (0 = 1)."),
-            ui("beta_slow", kind="number"),
-        ],
-        "mscale": Annotated[
-            float, Field(ge=0, le=1000, allow_inf_nan=False, description="YaRN mscale (used only together with mscale_all_dim)."),
-            ui("mscale", kind="number", step=0.001),
-        ],
-        "mscale_all_dim": Annotated[
-            float, Field(ge=0, le=1000, allow_inf_nan=False, description="YaRN mscale_all_dim."),
-            ui("mscale_all_dim", kind="number", step=0.001),
-        ],
-        "truncate": Annotated[bool, Field(description="YaRN: round the correction range to whole pairs."), ui("truncate (YaRN)")],
-        "low_freq_factor": Annotated[
-            float, Field(gt=0, le=1e4, allow_inf_nan=False, description="llama3: wavelengths above L0/low_freq_factor are divided by s."),
-            ui("low_freq_factor", kind="number", step=0.5),
-        ],
-        "high_freq_factor": Annotated[
-            float, Field(gt=0, le=1e4, allow_inf_nan=False, description="llama3: wavelengths below L0/high_freq_factor are kept."),
-            ui("high_freq_factor", kind="number", step=0.5),
-        ],
-        "short_factor": Annotated[factor_list, ui("short_factor", kind="list", help="LongRoPE, one value per pair.")],
-        "long_factor": Annotated[factor_list, ui("long_factor", kind="list", help="LongRoPE, one value per pair.")],
-    }
-
 
 _F = scaling_fields(hidden=True)
 
 
-class ScalingChecks(Params):
-    """Cross-field rules of the scaling fields, each on the later field so a 422 names it."""
-
-    @field_validator("rope_type", check_fields=False)
-    @classmethod
-    def _rotary_for_ntk(cls, value: str, info: ValidationInfo) -> str:
-        head_dim, prf = info.data.get("head_dim"), info.data.get("partial_rotary_factor")
-        if value in ("dynamic", "ntk") and head_dim is not None and prf is not None and int(head_dim * prf) <= 2:
-            raise ValueError(
-                f"rope_type '{value}' raises the base to the power r/(r−2), so the rotary dimension must be above 2 "
-                f"(got {int(head_dim * prf)})"
-            )
-        return value
-
-    @field_validator("beta_slow", check_fields=False)
-    @classmethod
-    def _betas(cls, value: float, info: ValidationInfo) -> float:
-        fast = info.data.get("beta_fast")
-        if info.data.get("rope_type") == "yarn" and fast is not None and (fast or 32) < (value or 1):
-            raise ValueError(f"beta_slow ({value or 1:g}) must not exceed beta_fast ({fast or 32:g})")
-        return value
-
-    @field_validator("high_freq_factor", check_fields=False)
-    @classmethod
-    def _bands(cls, value: float, info: ValidationInfo) -> float:
-        low = info.data.get("low_freq_factor")
-        if info.data.get("rope_type") == "llama3" and low is not None and value <= low:
-            raise ValueError(f"high_freq_factor ({value:g}) must be greater than low_freq_factor ({low:g})")
-        return value
-
-    @field_validator("short_factor", "long_factor", check_fields=False)
-    @classmethod
-    def _per_pair(cls, value: tuple[float, ...], info: ValidationInfo) -> tuple[float, ...]:
-        head_dim, prf = info.data.get("head_dim"), info.data.get("partial_rotary_factor")
-        if info.data.get("rope_type") == "longrope" and head_dim is not None and prf is not None:
-            pairs = int(head_dim * prf) // 2
-            if len(value) != pairs:
-                raise ValueError(f"{info.field_name} needs one value per rotated pair: {pairs} values (got {len(value)})")
-        return value
-
-    @model_validator(mode="after")
-    def _whole_config(self):
-        scaling.validate(rope_config_of(self), self.seq_len or None)  # ScalingError is a ValueError
-        return self
-
-
-class LadderParams(ScalingChecks):
+@with_method_fields(_F)
+class LadderParams(ScalingChecks, EvenRotaryDim):
     head_dim: HeadDim = 64
     base: Base = 10000.0
     partial_rotary_factor: PartialRotaryFactor = 1.0
@@ -167,51 +44,6 @@ class LadderParams(ScalingChecks):
     original_max_position_embeddings: _F["original_max_position_embeddings"] = 4096
     max_position_embeddings: _F["max_position_embeddings"] = 4096
     seq_len: _F["seq_len"] = 0
-    attention_factor: _F["attention_factor"] = 0.0
-    beta_fast: _F["beta_fast"] = 32.0
-    beta_slow: _F["beta_slow"] = 1.0
-    mscale: _F["mscale"] = 0.0
-    mscale_all_dim: _F["mscale_all_dim"] = 0.0
-    truncate: _F["truncate"] = True
-    low_freq_factor: _F["low_freq_factor"] = 1.0
-    high_freq_factor: _F["high_freq_factor"] = 4.0
-    short_factor: _F["short_factor"] = ()
-    long_factor: _F["long_factor"] = ()
-
-    @field_validator("partial_rotary_factor")
-    @classmethod
-    def _even_rotary_dim(cls, value: float, info: ValidationInfo) -> float:
-        head_dim = info.data.get("head_dim")
-        if head_dim is not None:
-            rotary_dim(head_dim, value)  # raises ValueError naming the rule
-        return value
-
-
-def rope_config_of(params: Any, rope_type: str | None = None, **overrides: Any) -> scaling.RopeConfig:
-    """The :class:`RopeConfig` a params model describes, reading only the fields the method uses.
-
-    Query conventions mapped to HF's: ``attention_factor`` 0 → None (derived); mscale 0 ≡ None;
-    ``base`` → ``rope_theta``.
-    """
-    rope_type = rope_type or params.rope_type
-    method = scaling.METHODS[rope_type]
-    used = set(method.required) | set(method.optional)
-    values: dict[str, Any] = {
-        "rope_type": rope_type,
-        "rope_theta": float(params.base),
-        "head_dim": int(params.head_dim),
-        "partial_rotary_factor": float(params.partial_rotary_factor),
-        "max_position_embeddings": int(params.max_position_embeddings),
-    }
-    for name in used:
-        value = getattr(params, name)
-        if name == "attention_factor" and value == 0:
-            value = None
-        if name in ("short_factor", "long_factor"):
-            value = tuple(value)
-        values[name] = value
-    values.update(overrides)
-    return scaling.RopeConfig(**values)
 
 
 def resolved_parameters(config: scaling.RopeConfig) -> dict[str, Any]:

@@ -13,8 +13,8 @@ from app.core import precision
 from app.core.frequencies import rotary_dim
 from app.core.rope import block_partition
 from app.core.scaling import base_inv_freq
-from app.web.fields import Base, HeadDim, PartialRotaryFactor
-from app.web.params import UI, Params
+from app.web.fields import Base, EvenRotaryDim, HeadDim, PartialRotaryFactor
+from app.web.params import UI
 from app.web.views import View, register
 
 # Work budget: positions × pairs.  The per-column maxima are exact at every position, at about
@@ -26,7 +26,7 @@ COLUMNS = 600
 COLLISION_LIMIT = (1 << 24) + 1
 
 
-class PrecisionParams(Params):
+class PrecisionParams(EvenRotaryDim):
     head_dim: HeadDim = 128
     base: Base = 500000.0
     partial_rotary_factor: PartialRotaryFactor = 1.0
@@ -49,14 +49,6 @@ class PrecisionParams(Params):
         ),
         UI("Pairs", kind="list", help="Up to 4 pair indices, comma-separated; 0 is the fastest pair."),
     ] = (0, 16, 40, 63)
-
-    @field_validator("partial_rotary_factor")
-    @classmethod
-    def _even_rotary_dim(cls, value: float, info: ValidationInfo) -> float:
-        head_dim = info.data.get("head_dim")
-        if head_dim is not None:
-            rotary_dim(head_dim, value)
-        return value
 
     @field_validator("pairs")
     @classmethod

@@ -13,15 +13,16 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from app.core import scaling
 from app.core.calculator import dynamic_ntk_base, llama3_band_counts
 from app.core.frequencies import rotary_dim
 from app.core.hf_config import rope_config_from_hf
 from app.core.presets import PRESETS
-from app.views.ladder import MAX_LENGTH, ScalingChecks, rope_config_of, scaled_result, scaling_fields, spectrum_query
-from app.web.fields import Base, HeadDim, PartialRotaryFactor
+from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
+from app.views.ladder import scaled_result, spectrum_query
+from app.web.fields import Base, EvenRotaryDim, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Display
 from app.web.templating import templates
 from app.web.views import View, register
@@ -30,7 +31,8 @@ _F = scaling_fields(hidden=False)
 DENSE = 400
 
 
-class SpectrumParams(ScalingChecks):
+@with_method_fields(_F)
+class SpectrumParams(ScalingChecks, EvenRotaryDim):
     head_dim: HeadDim = 128
     base: Base = 10000.0
     partial_rotary_factor: PartialRotaryFactor = 1.0
@@ -43,24 +45,6 @@ class SpectrumParams(ScalingChecks):
     factor: _F["factor"] = 8.0
     rope_type: _F["rope_type"] = "yarn"
     max_position_embeddings: _F["max_position_embeddings"] = 4096
-    attention_factor: _F["attention_factor"] = 0.0
-    beta_fast: _F["beta_fast"] = 32.0
-    beta_slow: _F["beta_slow"] = 1.0
-    mscale: _F["mscale"] = 0.0
-    mscale_all_dim: _F["mscale_all_dim"] = 0.0
-    truncate: _F["truncate"] = True
-    low_freq_factor: _F["low_freq_factor"] = 1.0
-    high_freq_factor: _F["high_freq_factor"] = 4.0
-    short_factor: _F["short_factor"] = ()
-    long_factor: _F["long_factor"] = ()
-
-    @field_validator("partial_rotary_factor")
-    @classmethod
-    def _even_rotary_dim(cls, value: float, info: ValidationInfo) -> float:
-        head_dim = info.data.get("head_dim")
-        if head_dim is not None:
-            rotary_dim(head_dim, value)
-        return value
 
 
 class SpectrumDisplay(Display):
