@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from app.core.decimate import minmax_envelope
 from app.core.frequencies import inverse_frequencies
@@ -16,22 +16,23 @@ from app.core.sinusoidal import sinusoidal_table
 from app.settings import MAX_CURVE_COLUMNS
 from app.views.relative import (
     Bidirectional,
+    ExistingHead,
     MaxDistance,
     MaxRelativePosition,
     NumBuckets,
-    _check_t5,
+    T5Checks,
     penalty_distances,
     t5_bucket_bias,
 )
 from app.web.fields import Base, Seed
-from app.web.params import UI, Params
+from app.web.params import UI
 from app.web.views import View, register
 
 FAMILIES: tuple[str, ...] = ("rope", "sinusoidal", "t5", "alibi", "shaw", "nope")
 SECOND_ANCHOR = 97  # the sinusoid's dot products are also taken from position M + 97
 
 
-class CompareParams(Params):
+class CompareParams(T5Checks, ExistingHead):
     max_offset: Annotated[
         int,
         Field(ge=1, le=2048, description="Offsets Δ = key − query from −max_offset to max_offset."),
@@ -57,26 +58,6 @@ class CompareParams(Params):
     seq_len: Annotated[
         int, Field(ge=1, le=64, description="Positions in each heatmap."), UI("Heatmap positions")
     ] = 24
-
-    @field_validator("head")
-    @classmethod
-    def _existing_head(cls, value: int, info: ValidationInfo) -> int:
-        heads = info.data.get("num_heads")
-        if heads is not None and value >= heads:
-            raise ValueError(f"head must be below num_heads ({heads}); heads are numbered from 0")
-        return value
-
-    @field_validator("num_buckets")
-    @classmethod
-    def _enough_buckets(cls, value: int, info: ValidationInfo) -> int:
-        _check_t5(info, value, None)
-        return value
-
-    @field_validator("max_distance")
-    @classmethod
-    def _beyond_exact(cls, value: int, info: ValidationInfo) -> int:
-        _check_t5(info, info.data.get("num_buckets"), value)
-        return value
 
 
 def _curve(values: np.ndarray, offsets: np.ndarray) -> dict[str, Any]:

@@ -101,6 +101,35 @@ def _check_t5(info: ValidationInfo, num_buckets: int | None, max_distance: int |
             )
 
 
+class T5Checks(Params):
+    """T5's cross-field rules for models with ``bidirectional``, ``num_buckets`` and ``max_distance``
+    in that order (T5Params, RelativeParams, CompareParams)."""
+
+    @field_validator("num_buckets", check_fields=False)
+    @classmethod
+    def _enough_buckets(cls, value: int, info: ValidationInfo) -> int:
+        _check_t5(info, value, None)
+        return value
+
+    @field_validator("max_distance", check_fields=False)
+    @classmethod
+    def _beyond_exact(cls, value: int, info: ValidationInfo) -> int:
+        _check_t5(info, info.data.get("num_buckets"), value)
+        return value
+
+
+class ExistingHead(Params):
+    """The ALiBi head shown (``head``, after ``num_heads``) must exist (RelativeParams, CompareParams)."""
+
+    @field_validator("head", check_fields=False)
+    @classmethod
+    def _existing_head(cls, value: int, info: ValidationInfo) -> int:
+        heads = info.data.get("num_heads")
+        if heads is not None and value >= heads:
+            raise ValueError(f"head must be below num_heads ({heads}); heads are numbered from 0")
+        return value
+
+
 def _check_keys(key_len: int, info: ValidationInfo) -> int:
     query_len = info.data.get("query_len")
     if query_len is not None and key_len < query_len:
@@ -108,23 +137,11 @@ def _check_keys(key_len: int, info: ValidationInfo) -> int:
     return key_len
 
 
-class T5Params(Params):
+class T5Params(T5Checks):
     bidirectional: Bidirectional = True
     num_buckets: NumBuckets = 32
     max_distance: MaxDistance = 128
     max_offset: MaxOffset = 160
-
-    @field_validator("num_buckets")
-    @classmethod
-    def _enough_buckets(cls, value: int, info: ValidationInfo) -> int:
-        _check_t5(info, value, None)
-        return value
-
-    @field_validator("max_distance")
-    @classmethod
-    def _beyond_exact(cls, value: int, info: ValidationInfo) -> int:
-        _check_t5(info, info.data.get("num_buckets"), value)
-        return value
 
 
 class ShawParams(Params):
@@ -162,7 +179,7 @@ class AlibiParams(Params):
 # ---- the page and its twin ---------------------------------------------------------------------
 
 
-class RelativeParams(Params):
+class RelativeParams(T5Checks, ExistingHead):
     query_len: QueryLen = 12
     key_len: KeyLen = 16
     max_relative_position: MaxRelativePosition = 4
@@ -190,26 +207,6 @@ class RelativeParams(Params):
     @classmethod
     def _keys_cover_queries(cls, value: int, info: ValidationInfo) -> int:
         return _check_keys(value, info)
-
-    @field_validator("num_buckets")
-    @classmethod
-    def _enough_buckets(cls, value: int, info: ValidationInfo) -> int:
-        _check_t5(info, value, None)
-        return value
-
-    @field_validator("max_distance")
-    @classmethod
-    def _beyond_exact(cls, value: int, info: ValidationInfo) -> int:
-        _check_t5(info, info.data.get("num_buckets"), value)
-        return value
-
-    @field_validator("head")
-    @classmethod
-    def _existing_head(cls, value: int, info: ValidationInfo) -> int:
-        heads = info.data.get("num_heads")
-        if heads is not None and value >= heads:
-            raise ValueError(f"head must be below num_heads ({heads}); heads are numbered from 0")
-        return value
 
 
 def t5_part(bidirectional: bool, num_buckets: int, max_distance: int, max_offset: int) -> dict[str, Any]:
