@@ -45,13 +45,14 @@ def create_app() -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
-    # Compact twin bodies are gzipped ahead of time, or carry deflated arrays (app/web/responses.py):
+    # Compact twin bodies are gzipped ahead of time, or carry deflated arrays (app/web/responses.py),
+    # and CSV exports are gzipped (or not, when too large) by their route (app/web/routing.py):
     # the middleware leaves them alone.
     app.add_middleware(
         GZipMiddleware,
         minimum_size=1024,
         compresslevel=GZIP_LEVEL,
-        exclude_content_types=(*DEFAULT_EXCLUDED_CONTENT_TYPES, COMPACT_MEDIA_TYPE),
+        exclude_content_types=(*DEFAULT_EXCLUDED_CONTENT_TYPES, COMPACT_MEDIA_TYPE, "text/csv"),
     )
     app.add_middleware(SecurityMiddleware)
     app.add_middleware(AccessLogMiddleware)  # outermost: times the whole response

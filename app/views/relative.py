@@ -7,14 +7,11 @@ extra GET routes on this module's ``router`` with their own bounded parameter mo
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 from pydantic import Field, ValidationInfo, field_validator
-from starlette.requests import Request
-from starlette.responses import Response
 
 from app.core.relative import (
     alibi_bias,
@@ -26,10 +23,9 @@ from app.core.relative import (
     t5_bucket_ranges,
     t5_exact_limit,
 )
-from app.web import errors
 from app.web.fields import Seed
 from app.web.params import UI, Params
-from app.web.responses import cached_json, dumps, etag_for
+from app.web.routing import api_operation
 from app.web.views import View, register
 
 MAX_LEN = 256  # query/key lengths: one heatmap cell per position
@@ -326,14 +322,20 @@ register(
 router = APIRouter(tags=["Other families"])
 
 
-@lru_cache(maxsize=128)
-def _t5_body(params: T5Params) -> tuple[bytes, str]:
-    body = dumps(t5_part(params.bidirectional, params.num_buckets, params.max_distance, params.max_offset))
-    return body, etag_for(body)
+def _alibi_part(params: AlibiParams) -> dict[str, Any]:
+    slopes = alibi_slopes(params.num_heads)
+    result: dict[str, Any] = {"num_heads": params.num_heads, "slopes": slopes, "form": params.form, "seq_len": params.seq_len}
+    if params.seq_len is not None:
+        result["bias"] = alibi_bias(slopes, params.seq_len, params.form)
+    return result
 
 
-@router.get(
+api_operation(
+    router,
     "/api/relative/t5",
+    T5Params,
+    lambda params: t5_part(params.bidirectional, params.num_buckets, params.max_distance, params.max_offset),
+    name="t5_buckets",
     summary="T5 relative position buckets",
     description=(
         "The bucket of every offset `relative_position` = key − query in −max_offset … max_offset, as Hugging Face's "
@@ -342,26 +344,15 @@ def _t5_body(params: T5Params) -> tuple[bytes, str]:
         "wider buckets up to `max_distance`.\n\nExamples:\n\n- `/api/relative/t5?num_buckets=32&max_distance=128"
         "&bidirectional=true&max_offset=300`\n- `/api/relative/t5?bidirectional=false&max_offset=150`"
     ),
-    response_class=Response,
-    responses={200: {"content": {"application/json": {}}, "description": "Offsets and their buckets."}},
+    response_description="Offsets and their buckets.",
 )
-def t5_buckets(request: Request, params: Annotated[T5Params, Query()]) -> Response:
-    body, etag = _t5_body(params)
-    return cached_json(request, body, etag)
 
-
-@lru_cache(maxsize=128)
-def _alibi_body(params: AlibiParams) -> tuple[bytes, str]:
-    slopes = alibi_slopes(params.num_heads)
-    result: dict[str, Any] = {"num_heads": params.num_heads, "slopes": slopes, "form": params.form, "seq_len": params.seq_len}
-    if params.seq_len is not None:
-        result["bias"] = alibi_bias(slopes, params.seq_len, params.form)
-    body = dumps(result)
-    return body, etag_for(body)
-
-
-@router.get(
+api_operation(
+    router,
     "/api/relative/alibi",
+    AlibiParams,
+    _alibi_part,
+    name="alibi",
     summary="ALiBi slopes and bias matrices",
     description=(
         "`slopes`: the slope of each head as the ALiBi paper's `get_slopes` gives it (2^(−8h/n) for n a power of two; "
@@ -369,22 +360,15 @@ def _alibi_body(params: AlibiParams) -> tuple[bytes, str]:
         "With `seq_len`, also `bias[h][i][j]` for query i and key j (null for j > i, which the causal mask hides).\n\n"
         "Examples:\n\n- `/api/relative/alibi?num_heads=12`\n- `/api/relative/alibi?num_heads=4&seq_len=6&form=bloom`"
     ),
-    response_class=Response,
-    responses={200: {"content": {"application/json": {}}, "description": "Slopes (and bias matrices)."}},
+    response_description="Slopes (and bias matrices).",
 )
-def alibi(request: Request, params: Annotated[AlibiParams, Query()]) -> Response:
-    body, etag = _alibi_body(params)
-    return cached_json(request, body, etag)
 
-
-@lru_cache(maxsize=128)
-def _shaw_body(params: ShawParams) -> tuple[bytes, str]:
-    body = dumps(shaw_part(params.query_len, params.key_len, params.max_relative_position))
-    return body, etag_for(body)
-
-
-@router.get(
+api_operation(
+    router,
     "/api/relative/shaw",
+    ShawParams,
+    lambda params: shaw_part(params.query_len, params.key_len, params.max_relative_position),
+    name="shaw",
     summary="Shaw et al. clipped relative index",
     description=(
         "`index_matrix[i][j]` = clip(j − i', −k, k) + k with k = `max_relative_position`, for key position j and the "
@@ -393,14 +377,5 @@ def _shaw_body(params: ShawParams) -> tuple[bytes, str]:
         "- `/api/relative/shaw?query_len=5&key_len=5&max_relative_position=2`\n"
         "- `/api/relative/shaw?query_len=1&key_len=8&max_relative_position=3`"
     ),
-    response_class=Response,
-    responses={200: {"content": {"application/json": {}}, "description": "The index matrix."}},
+    response_description="The index matrix.",
 )
-def shaw(request: Request, params: Annotated[ShawParams, Query()]) -> Response:
-    body, etag = _shaw_body(params)
-    return cached_json(request, body, etag)
-
-
-errors.MODELS_BY_PATH["/api/relative/t5"] = [T5Params]
-errors.MODELS_BY_PATH["/api/relative/alibi"] = [AlibiParams]
-errors.MODELS_BY_PATH["/api/relative/shaw"] = [ShawParams]

@@ -11,6 +11,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from app.core.frequencies import inverse_frequencies
 from app.core.scores import content_vectors, diagonal_spread, score_matrix, theta_identity_errors
 from app.settings import MAX_HEATMAP_CELLS
+from app.web.csv_format import Columns
 from app.web.fields import Base, Content, Pairing, Seed
 from app.web.params import UI, Params
 from app.web.views import View, register
@@ -136,8 +137,7 @@ def compute_scores(params: ScoresParams) -> dict[str, Any]:
 
 def scores_csv(data: dict[str, Any]):
     header = ["query block start \\ key block start", *[int(start) for start in data["starts"]]]
-    rows = [[int(start), *row] for start, row in zip(data["starts"], np.asarray(data["scores"]).tolist())]
-    return header, rows
+    return header, Columns(data["starts"], data["scores"])
 
 
 register(

@@ -9,6 +9,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from app.core.sinusoidal import column_labels, sinusoid_frequencies, sinusoidal_table
 from app.settings import MAX_HEATMAP_CELLS
+from app.web.csv_format import Columns
 from app.web.fields import Base
 from app.web.params import UI, Display, Params
 from app.web.views import View, register
@@ -81,7 +82,7 @@ def compute_table(params: SinusoidalParams) -> dict[str, Any]:
 
 def table_csv(data: dict[str, Any]):
     header = ["position"] + [f"{c}: {label}" for c, label in enumerate(data["columns"])]
-    return header, [[int(p), *row] for p, row in zip(data["positions"], np.asarray(data["table"]).tolist())]
+    return header, Columns(data["positions"], data["table"])
 
 
 register(

@@ -6,11 +6,11 @@ JSON twin.  (No ``from __future__ import annotations`` here: FastAPI must see th
 annotation of each generated endpoint.)
 """
 
-import csv
-import io
+import gzip
 import threading
+import zlib
 from collections import OrderedDict
-from typing import Annotated, Any
+from typing import Annotated, Any, Callable
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query
@@ -19,13 +19,14 @@ from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
+from app import __version__
+from app.settings import API_CACHE_SECONDS, GZIP_LEVEL, RESPONSE_CACHE_BYTES
 from app.web import errors
+from app.web.csv_format import CSV_MEDIA_TYPE, csv_bytes
 from app.web.params import Params
-from app.settings import RESPONSE_CACHE_BYTES
 from app.web.responses import (
     COMPACT_MEDIA_TYPE,
     cached_json,
-    compress,
     dumps,
     dumps_compact,
     embed_json,
@@ -38,41 +39,100 @@ from app.web.templating import canonical_items, controls_for, field_specs, mathm
 from app.web.views import View, ordered
 
 
+# gzip is made on first demand (a page's first paint embeds the JSON body and never sends it gzipped;
+# a client that does not accept gzip never pays for it) and kept beside the body.  Measured here
+# (float-heavy text, one core): level 4 costs ~30 ms per MiB, level 1 ~15 ms per MiB for ~4 % more
+# bytes, so bodies from GZIP_FAST_FROM on use level 1, and bodies above GZIP_MAX_BYTES (the CSV of a
+# 512 × 512 table is 5 MB) are sent uncompressed: compressing them would cost more CPU than a whole
+# request may use (issue 8, ~50 ms), for a download that shrinks only about 2×.
+GZIP_MIN_BYTES = 1024
+GZIP_FAST_FROM = 256 * 1024
+GZIP_MAX_BYTES = 1024 * 1024
+
+
+class Body:
+    """A finished response body with its ETag; its gzip is made on first demand (see ``gzipped``)."""
+
+    __slots__ = ("body", "etag", "gz", "gz_done", "cache")
+
+    def __init__(self, body: bytes, etag: str, compressible: bool = True) -> None:
+        self.body = body
+        self.etag = etag
+        self.gz: bytes | None = None
+        self.gz_done = not compressible or not GZIP_MIN_BYTES <= len(body) <= GZIP_MAX_BYTES
+        self.cache: ByteBudgetCache | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.body) + len(self.gz or b"")
+
+    def gzipped(self) -> bytes | None:
+        """The body gzipped (made once), or None when it is not worth it (tiny, huge, already deflated)."""
+        if not self.gz_done:
+            level = GZIP_LEVEL if len(self.body) < GZIP_FAST_FROM else 1
+            compressed = gzip.compress(self.body, level, mtime=0)
+            cache = self.cache
+            if cache is None:
+                self.gz, self.gz_done = compressed, True
+            else:
+                cache.attach_gzip(self, compressed)
+        return self.gz
+
+
 class ByteBudgetCache:
     """Least-recently-used cache of response bodies, bounded by their total size in bytes.
 
     A count bound alone would let 256 maximum-size tables hold gigabytes; this keeps the whole
-    cache under ``max_bytes`` whatever is asked for.
+    cache under ``max_bytes`` whatever is asked for (a body's gzip counts from when it is made).
     """
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self.used = 0
-        self.entries: OrderedDict[Any, tuple[bytes, str, bytes | None]] = OrderedDict()
+        self.entries: OrderedDict[Any, Body] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, key: Any) -> tuple[bytes, str, bytes | None] | None:
+    def get(self, key: Any) -> Body | None:
         with self.lock:
             entry = self.entries.get(key)
             if entry is not None:
                 self.entries.move_to_end(key)
             return entry
 
-    def put(self, key: Any, entry: tuple[bytes, str, bytes | None]) -> None:
-        size = len(entry[0]) + len(entry[2] or b"")
-        if size > self.max_bytes // 4:
-            return  # one giant body would evict everything else
+    def put(self, key: Any, entry: Body) -> Body:
+        """Keep ``entry`` (unless one giant body would evict everything else); returns the entry
+        kept for ``key`` (an earlier one if another thread got there first)."""
+        if entry.size > self.max_bytes // 4:
+            return entry
         with self.lock:
             if key in self.entries:
-                return
+                return self.entries[key]
+            entry.cache = self
             self.entries[key] = entry
-            self.used += size
-            while self.used > self.max_bytes:
-                _, (body, _, compressed) = self.entries.popitem(last=False)
-                self.used -= len(body) + len(compressed or b"")
+            self.used += entry.size
+            self._evict()
+        return entry
+
+    def attach_gzip(self, entry: Body, compressed: bytes) -> None:
+        """Keep ``entry``'s gzip beside it and count its bytes (once, whichever thread made it)."""
+        with self.lock:
+            if entry.gz_done:
+                return
+            entry.gz, entry.gz_done = compressed, True
+            if entry.cache is self:
+                self.used += len(compressed)
+                self._evict()
+
+    def _evict(self) -> None:
+        while self.used > self.max_bytes and self.entries:
+            _, dropped = self.entries.popitem(last=False)
+            dropped.cache = None
+            self.used -= dropped.size
 
     def clear(self) -> None:
         with self.lock:
+            for entry in self.entries.values():
+                entry.cache = None
             self.entries.clear()
             self.used = 0
 
@@ -80,31 +140,45 @@ class ByteBudgetCache:
 RESPONSE_CACHE = ByteBudgetCache(RESPONSE_CACHE_BYTES)
 
 
-def computed(view_name: str, params: Params) -> tuple[bytes, str, bytes | None]:
-    """JSON body, ETag and gzipped body of a view's result: computed once per distinct parameters."""
-    from app.web.views import REGISTRY
-
-    key = (view_name, params)
+def cached_body(key: Any, make: Callable[[], Body]) -> Body:
+    """The body kept for ``key``, made by ``make()`` once per distinct key (while it stays cached)."""
     entry = RESPONSE_CACHE.get(key)
     if entry is None:
-        body = dumps(REGISTRY[view_name].compute(params))
-        entry = (body, etag_for(body), compress(body))
-        RESPONSE_CACHE.put(key, entry)
+        entry = RESPONSE_CACHE.put(key, make())
     return entry
 
 
-def computed_compact(view_name: str, params: Params) -> tuple[bytes, str, bytes | None]:
+def accepts_gzip(request: Request) -> bool:
+    return "gzip" in request.headers.get("accept-encoding", "")
+
+
+def computed(view_name: str, params: Params) -> Body:
+    """JSON body and ETag of a view's result: computed once per distinct parameters."""
+    from app.web.views import REGISTRY
+
+    def make() -> Body:
+        body = dumps(REGISTRY[view_name].compute(params))
+        return Body(body, etag_for(body))
+
+    return cached_body((view_name, params), make)
+
+
+def computed_compact(view_name: str, params: Params) -> Body:
     """Like :func:`computed`, in the compact encoding the pages ask for (``responses.compact``)."""
     from app.web.views import REGISTRY
 
-    key = ("compact", view_name, params)
-    entry = RESPONSE_CACHE.get(key)
-    if entry is None:
+    def make() -> Body:
         body = dumps_compact(REGISTRY[view_name].compute(params))
         # Its own ETag even when no array was large enough to change the bytes: another media type.
-        entry = (body, etag_for(body)[:-1] + '-c"', None if is_deflated(body) else compress(body))
-        RESPONSE_CACHE.put(key, entry)
-    return entry
+        # Deflated arrays are not gzipped again (it gains nothing).
+        return Body(body, etag_for(body)[:-1] + '-c"', compressible=not is_deflated(body))
+
+    return cached_body(("compact", view_name, params), make)
+
+
+def json_response(request: Request, entry: Body, **options: Any) -> Response:
+    """``cached_json`` for a cached body: ETag, Cache-Control, 304, gzip when the client takes it."""
+    return cached_json(request, entry.body, entry.etag, entry.gzipped() if accepts_gzip(request) else None, **options)
 
 
 class UrlCache:
@@ -191,23 +265,37 @@ def api_router(views: list[View]) -> APIRouter:
     return router
 
 
+def quick_etag(body: bytes, kind: str) -> str:
+    """ETag of a large body (a CSV export, a page): app version, length and CRC-32 of the body.
+
+    An ETag only has to tell apart the versions of one URL's body; hashing a 5 MB export with
+    BLAKE2 (as ``etag_for`` does for JSON) costs ~12 ms here, CRC-32 ~3 ms.
+    """
+    return f'"{kind}-{__version__}-{len(body):x}-{zlib.crc32(body):08x}"'
+
+
+def csv_response(request: Request, entry: Body) -> Response:
+    """A CSV export: cacheable like the JSON twins (ETag, Cache-Control, 304), gzipped here when the
+    client takes it and it is worth it (``Body.gzipped``); the GZip middleware leaves text/csv alone."""
+    headers = {"ETag": entry.etag, "Cache-Control": f"public, max-age={API_CACHE_SECONDS}", "Vary": "Accept-Encoding"}
+    if entry.etag in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=headers)
+    compressed = entry.gzipped() if accepts_gzip(request) else None
+    if compressed is not None:
+        return Response(compressed, media_type=CSV_MEDIA_TYPE, headers={**headers, "Content-Encoding": "gzip"})
+    return Response(entry.body, media_type=CSV_MEDIA_TYPE, headers=headers)
+
+
 def _add_csv_route(router: APIRouter, view: View) -> None:
     model = view.params
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
-        # One computation: the CSV is built from the result directly and its ETag hashes the CSV
-        # itself (building the JSON body only to hash it doubled the cost of every export).
-        header, rows = view.csv(view.compute(params))
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
-        body = buffer.getvalue().encode()
-        return Response(
-            body,
-            media_type="text/csv; charset=utf-8",
-            headers={"ETag": etag_for(body), "Cache-Control": "public, max-age=3600"},
-        )
+        # One computation, formatted in bulk (app/web/csv_format.py), kept like the JSON bodies.
+        def make() -> Body:
+            body = csv_bytes(*view.csv(view.compute(params)))
+            return Body(body, quick_etag(body, "csv"))
+
+        return csv_response(request, cached_body(("csv", view.name, params), make))
 
     router.add_api_route(
         view.api_path + ".csv",
@@ -215,7 +303,10 @@ def _add_csv_route(router: APIRouter, view: View) -> None:
         methods=["GET"],
         name=f"csv_{view.name}",
         summary=f"{view.title} (CSV)",
-        description=f"The data of `{view.api_path}` as CSV, with the same parameters.",
+        description=(
+            f"The data of `{view.api_path}` as CSV, with the same parameters.  Exports over "
+            f"{GZIP_MAX_BYTES // (1024 * 1024)} MiB are sent without gzip (compressing them would cost more than the request)."
+        ),
         tags=[view.section],
         response_class=Response,
         responses={200: {"content": {"text/csv": {}}, "description": "The plotted data as a table."}},
@@ -229,10 +320,10 @@ def _add_api_route(router: APIRouter, view: View) -> None:
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
         # The body depends on Accept (plain JSON, or the pages' compact encoding).
         if wants_compact(request):
-            return cached_json(
-                request, *computed_compact(view.name, params), media_type=COMPACT_MEDIA_TYPE, vary="Accept, Accept-Encoding"
+            return json_response(
+                request, computed_compact(view.name, params), media_type=COMPACT_MEDIA_TYPE, vary="Accept, Accept-Encoding"
             )
-        return cached_json(request, *computed(view.name, params), vary="Accept, Accept-Encoding")
+        return json_response(request, computed(view.name, params), vary="Accept, Accept-Encoding")
 
     description = view.api_description or view.summary
     if view.examples:
@@ -249,6 +340,46 @@ def _add_api_route(router: APIRouter, view: View) -> None:
         responses={200: {"content": {"application/json": {}}, "description": "The data the page plots."}},
     )
     errors.MODELS_BY_PATH[view.api_path] = [model]
+
+
+def api_operation(
+    router: APIRouter,
+    path: str,
+    model: type[BaseModel],
+    build: Callable[[Any], Any],
+    *,
+    name: str,
+    summary: str,
+    description: str,
+    response_description: str,
+) -> None:
+    """Add an API-only ``GET path`` to ``router``, answered like the JSON twins.
+
+    The query is validated by ``model`` (422s name the field: the model is registered in
+    ``errors.MODELS_BY_PATH``); the body is ``dumps(build(params))``, made once per distinct
+    parameters and kept in ``RESPONSE_CACHE``; the response has an ETag, Cache-Control and 304 on
+    revalidation, is gzipped on demand, and a repeated URL is answered from ``URL_CACHE``.
+    """
+
+    def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
+        def make() -> Body:
+            body = dumps(build(params))
+            return Body(body, etag_for(body))
+
+        return json_response(request, cached_body(("operation", path, params), make))
+
+    router.add_api_route(
+        path,
+        endpoint,
+        methods=["GET"],
+        name=name,
+        summary=summary,
+        description=description,
+        response_class=Response,
+        responses={200: {"content": {"application/json": {}}, "description": response_description}},
+        route_class_override=CachedTwinRoute,
+    )
+    errors.MODELS_BY_PATH[path] = [model]
 
 
 def page_router(views: list[View]) -> APIRouter:
@@ -302,7 +433,7 @@ def render_view(request: Request, view: View) -> Response:
     ]
     by_field = {item["param"]: item["msg"] + (f" (allowed: {item['allowed']})" if item.get("allowed") else "") for item in problems}
 
-    body, _, _ = computed(view.name, params)
+    body = computed(view.name, params).body
     compute_query = canonical_items(params, view.params)
     page_query = compute_query + canonical_items(display, view.display)
     full_query = [(name, value) for name, value in page_query if name != "embed"]
@@ -335,6 +466,14 @@ def render_view(request: Request, view: View) -> Response:
     if context["embed"]:
         # Embed mode exists to be framed by course pages on other sites.
         response.headers["Content-Security-Policy"] = content_security_policy(frame_ancestors="*")
+    if response.status_code == 200:
+        # A page is a pure function of its URL (and of the app version): revalidated on every
+        # visit (no-cache: a new release must show at once), 304 when nothing changed.
+        etag = quick_etag(response.body, "page")
+        response.headers["ETag"] = etag
+        response.headers["Cache-Control"] = "no-cache"
+        if etag in request.headers.get("if-none-match", ""):
+            return Response(status_code=304, headers={name: value for name, value in response.headers.items() if name not in ("content-length", "content-type")})
     return response
 
 
