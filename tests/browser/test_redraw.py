@@ -47,3 +47,21 @@ def test_switching_the_position_kind_leaves_the_no_position_plot_alone(page, bas
     redraws = page.evaluate("window.__redraws")
     assert redraws["plot-none"] == 0, redraws
     assert "rope" in page.locator("#plot-with .gtitle").text_content().lower()
+
+
+def test_a_view_too_large_to_embed_is_fetched_and_drawn(page, base_url):
+    """/sinusoidal at 512 × 512 is not embedded in its HTML; the page fetches the twin and draws it."""
+    url = "/api/sinusoidal/table?seq_len=512&dim=512"
+    with page.expect_response(lambda response: url in response.url) as response:
+        page.goto(f"{base_url}/sinusoidal?seq_len=512&dim=512")
+    assert response.value.ok
+    page.wait_for_function("() => document.getElementById('plot')?._fullData?.[0]?.z?.length === 512")
+    drawn = page.evaluate(
+        """async (url) => {
+          const twin = await (await fetch(url, { headers: { Accept: 'application/json' } })).json();
+          const z = document.getElementById('plot')._fullData[0].z;
+          return { rows: z.length, cols: z[0].length, same: JSON.stringify(Array.from(z, (row) => Array.from(row))) === JSON.stringify(twin.table) };
+        }""",
+        url,
+    )
+    assert drawn == {"rows": 512, "cols": 512, "same": True}

@@ -20,8 +20,9 @@ export function startPage({ draw }) {
   const history = new History();
 
   let state = { ...boot.state };
+  // Large data is not embedded in the HTML (app/web/routing.py, EMBED_MAX_BYTES): fetched at start.
   let data = boot.data;
-  let fetchedQuery = computeQuery(state).toString();
+  let fetchedQuery = data === null ? null : computeQuery(state).toString();
   let pending = null; // {push}
   let busyTimer = null;
 
@@ -257,6 +258,7 @@ export function startPage({ draw }) {
 
   if (boot.errors?.length) showErrors({ detail: boot.errors });
   syncToolbar();
-  redraw();
+  if (data === null) update(false, false);
+  else redraw();
   return { get data() { return data; }, get state() { return state; } };
 }
