@@ -23,6 +23,7 @@ from app.core.relative import (
     t5_bucket_ranges,
     t5_exact_limit,
 )
+from app.web.csv_format import Columns
 from app.web.fields import Seed
 from app.web.params import UI, Params
 from app.web.routing import api_operation
@@ -280,11 +281,16 @@ def relative_csv(data: dict[str, Any]):
     head = int(alibi["head"])
     slope = float(alibi["slopes"][head])
     header = ["offset", "shaw_index", "t5_bucket", "t5_bias", f"alibi_head{head}"]
-    rows = []
-    for offset, bucket, bias in zip(t5["relative_position"], t5["bucket"], t5["bias"]):
-        offset = int(offset)
-        rows.append([offset, min(max(offset, -k), k) + k, int(bucket), float(bias), slope * offset if offset <= 0 else ""])
-    return header, rows
+    offsets = np.asarray(t5["relative_position"], dtype=np.int64)
+    # ALiBi penalises only keys at or before the query: later offsets are left empty.
+    alibi_column = np.ma.masked_array(slope * offsets.astype(np.float64), mask=offsets > 0)
+    return header, Columns(
+        offsets,
+        np.clip(offsets, -k, k) + k,
+        np.asarray(t5["bucket"], dtype=np.int64),
+        np.asarray(t5["bias"], dtype=np.float64),
+        alibi_column,
+    )
 
 
 register(
