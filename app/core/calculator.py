@@ -20,6 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 from app.core import men_table
+from app.core.offsets import offset_curves
 from app.core.scaling import base_inv_freq, get_mscale, longrope_attention, ntk_base
 
 
@@ -84,16 +85,11 @@ def first_negative(base: float, head_dim: int, limit: int) -> int | None:
 
 
 def margin_curve(base: float, head_dim: int, length: int) -> np.ndarray:
-    """B_m for every m in [0, length), by the same block decomposition as :func:`first_negative`.
-    Shape ``(length,)``."""
+    """B_m for every m in [0, length): :func:`app.core.offsets.offset_curves` with unit weights (two
+    matrix products over m = a·B ± b with angle-addition tables; as close to the direct sum as the
+    rounding of the arguments m·θ allows).  Shape ``(length,)``."""
     theta = base_inv_freq(head_dim, base)
-    k = np.arange(_BLOCK, dtype=np.float64)
-    cos_k = np.cos(np.multiply.outer(theta, k))
-    sin_k = np.sin(np.multiply.outer(theta, k))
-    starts = np.arange(0, length, _BLOCK, dtype=np.float64)
-    phase = np.multiply.outer(starts, theta)
-    margin = np.einsum("sp,pk->sk", np.cos(phase), cos_k) - np.einsum("sp,pk->sk", np.sin(phase), sin_k)
-    return margin.ravel()[:length]
+    return offset_curves(np.ones(len(theta), dtype=np.complex128), theta, length)
 
 
 # ---- Faster exact search for the Men et al. bound ----------------------------------------------

@@ -2,39 +2,159 @@
 
 For the same content at both positions, ⟨R_m q, R_{m+Δ} k⟩ = Σ_j Re(w_j e^{iΔθ_j}) + c with
 w_j = conj(z_q,j)·z_k,j (see :mod:`app.core.rope`) and c the inner product of the dimensions that do
-not rotate.  Evaluating it at every Δ in [0, N) costs N·r/2 phasors; writing Δ = a·B + b turns
-e^{iΔθ} into e^{iaBθ}·e^{ibθ}, so all N values come out of one real matrix product of an
-``(A, r)`` and an ``(r, B)`` table with A·B ≥ N (A + B ≈ 2√N phasors instead of N·r/2).
+not rotate.  Evaluating it at every Δ in [0, N) costs N·r/2 phasors; writing Δ = a·B ± b turns
+e^{iΔθ} into e^{iaBθ}·e^{±ibθ}, so all N values come out of two real matrix products of ``(A, r/2)``
+and ``(r/2, B/2)`` tables with A·B ≥ N (A + B ≈ 2√N phasors instead of N·r/2; see
+:class:`CurveEvaluator`).  The tables are built by angle addition from a few direct cos/sin
+(:func:`phasor_table`), so the products — N·r/2 multiply-adds on one BLAS thread — are nearly the
+whole cost.
+
+A min/max envelope per pixel column has to see every offset (a sum of incommensurate cosines has no
+shortcut for its extremes over an interval), so the work is N·r/2 per curve; what is kept small is
+everything around it: pairs that do not rotate (p-RoPE) are one constant, the mean over random draws
+is one curve (the mean of the weights), and the spread needs at most min(S, r) more curves.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from app.core.clock import TWO_PI, near_returns, wrap_signed
+
+# Rows of curves per matrix product (bounds the temporary to rows × N float64).
+ROW_CHUNK = 8
+
+
+def phasor_table(inv_freq: np.ndarray, count: int, step: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of (k·step)·θ_j for k = 0 … count−1: two ``(count, h)`` float64 arrays.
+
+    The first 16 rows by direct cos/sin, the rest by doubling: rows n … 2n−1 are rows 0 … n−1
+    rotated by the directly computed angle n·step·θ (angle addition, two roundings per level), so
+    an entry carries at most ~3·log2(count) ulp plus the rounding of its argument (2^-53·k·step·θ).
+    """
+    inv_freq = np.asarray(inv_freq, dtype=np.float64)
+    cos = np.empty((count, len(inv_freq)))
+    sin = np.empty((count, len(inv_freq)))
+    n = min(count, 16)
+    angle = np.multiply.outer(step * np.arange(n, dtype=np.float64), inv_freq)
+    np.cos(angle, out=cos[:n])
+    np.sin(angle, out=sin[:n])
+    while n < count:
+        take = min(n, count - n)
+        shift = inv_freq * (step * n)
+        c, s = np.cos(shift), np.sin(shift)
+        np.multiply(cos[:take], c, out=cos[n : n + take])
+        cos[n : n + take] -= sin[:take] * s
+        np.multiply(sin[:take], c, out=sin[n : n + take])
+        sin[n : n + take] += cos[:take] * s
+        n += take
+    return cos, sin
+
+
+def merge_still_pairs(weights: np.ndarray, inv_freq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs with θ_j = 0 contribute the constant Re(w_j): fold them into one pair with θ = 0.
+
+    weights ``(S, h)`` complex, inv_freq ``(h,)`` → ``(S, h')``, ``(h',)`` with h' ≤ h.
+    """
+    still = inv_freq == 0
+    if still.sum() <= 1:
+        return weights, inv_freq
+    moving = ~still
+    merged = weights[:, still].sum(axis=1, keepdims=True)
+    return np.concatenate([weights[:, moving], merged], axis=1), np.concatenate([inv_freq[moving], [0.0]])
+
+
+class CurveEvaluator:
+    """Evaluates s_w(Δ) = Σ_j Re(w_j e^{iΔθ_j}) for Δ = 0 … count−1 and any weight rows w.
+
+    Offsets are written Δ = a·B ± b (0 ≤ b ≤ B/2, B even): with L = w·e^{iaBθ},
+    s(aB ± b) = Σ_j Re(L_j) cos bθ_j ∓ Im(L_j) sin bθ_j = P[a, b] ∓ Q[a, b], where P and Q are two
+    real matrix products of ``(A, h)`` by ``(h, B/2 + 1)``: each product serves the offsets on
+    both sides of a·B, so the multiply-adds are N·h per curve (plus one pass to combine them),
+    half of the 2N·h of one product over [cos bθ; sin bθ] for 0 ≤ b < B.
+    """
+
+    def __init__(self, inv_freq: np.ndarray, count: int) -> None:
+        inv_freq = np.asarray(inv_freq, dtype=np.float64)
+        self.count = count
+        half = max(1, (math.isqrt(max(count - 1, 0)) + 2) // 2)  # B/2 ≈ √count / 2
+        self.half = half
+        self.block = 2 * half
+        # Row a covers Δ = aB − B/2 + 1 … aB + B/2; the last must reach count − 1.
+        self.rows = max(1, -(-(count - 1 - half) // self.block) + 1)
+        cos_b, sin_b = phasor_table(inv_freq, half + 1)
+        self.cos_b = np.ascontiguousarray(cos_b.T)  # (h, B/2 + 1)
+        self.sin_b = np.ascontiguousarray(sin_b.T)
+        self.cos_a, self.sin_a = phasor_table(inv_freq, self.rows, float(self.block))  # (A, h)
+
+    def values(self, weights: np.ndarray) -> np.ndarray:
+        """weights ``(R, h)`` complex → ``(R, count)`` float64 (a view into a slightly larger array)."""
+        weights = np.asarray(weights, dtype=np.complex128)
+        wr, wi = weights.real[:, None, :], weights.imag[:, None, :]
+        real = wr * self.cos_a  # Re(w e^{iaBθ}) = Re w cos aBθ − Im w sin aBθ
+        imag = wr * self.sin_a  # Im(w e^{iaBθ}) = Re w sin aBθ + Im w cos aBθ
+        if np.any(wi):
+            real -= wi * self.sin_a
+            imag += wi * self.cos_a
+        h, half = weights.shape[1], self.half
+        p = real.reshape(-1, h) @ self.cos_b  # (R·A, B/2 + 1)
+        q = imag.reshape(-1, h) @ self.sin_b
+        out = np.empty((p.shape[0], self.block))  # column c holds Δ = aB − B/2 + 1 + c
+        np.add(p[:, half - 1 : 0 : -1], q[:, half - 1 : 0 : -1], out=out[:, : half - 1])  # Δ = aB − b
+        np.subtract(p, q, out=out[:, half - 1 :])  # Δ = aB + b
+        return out.reshape(len(weights), -1)[:, half - 1 : half - 1 + self.count]
+
 
 def offset_curves(weights: np.ndarray, inv_freq: np.ndarray, count: int, constant: np.ndarray | float = 0.0) -> np.ndarray:
     """s(Δ) = Σ_j Re(w_j e^{iΔθ_j}) + c for Δ = 0 … count−1, for one or several weight vectors.
 
     weights: ``(r/2,)`` or ``(S, r/2)`` complex; inv_freq: ``(r/2,)``; constant: scalar or ``(S,)``.
     Returns ``(count,)`` or ``(S, count)`` float64.  The phasor of Δ = a·B + b is the product of the
-    phasors of a·B and b, so each value carries a couple of rounding errors more than
-    ``exp(1j·Δθ)`` would (relative ~1e-15), at a small fraction of its cost.
+    phasors of a·B and b, each built by angle addition, so each value carries a few rounding errors
+    more than ``exp(1j·Δθ)`` would (relative ~1e-14 of Σ|w_j|), at a small fraction of its cost.
     """
     weights = np.asarray(weights, dtype=np.complex128)
     single = weights.ndim == 1
-    weights = np.atleast_2d(weights)
-    inv_freq = np.asarray(inv_freq, dtype=np.float64)
-    block = max(1, int(np.ceil(np.sqrt(count))))
-    rows = -(-count // block)
-    coarse = np.exp(1j * np.multiply.outer(np.arange(rows, dtype=np.float64) * block, inv_freq))  # (A, h)
-    fine = np.exp(1j * np.multiply.outer(np.arange(block, dtype=np.float64), inv_freq))  # (B, h)
-    right = np.ascontiguousarray(np.concatenate([fine.real, fine.imag], axis=1).T)  # (2h, B)
-    constant = np.broadcast_to(np.asarray(constant, dtype=np.float64), (len(weights),))
-    # Every draw at once: row (s, a) of the left factor is w_s·e^{iaBθ}, so that
-    # Re(w e^{iaBθ} e^{ibθ}) = Re(·)·cos bθ − Im(·)·sin bθ is one real matrix product.
-    left = (weights[:, None, :] * coarse[None, :, :]).reshape(-1, len(inv_freq))
-    values = (np.concatenate([left.real, -left.imag], axis=1) @ right).reshape(len(weights), rows * block)
-    out = values[:, :count] + constant[:, None]
+    weights, inv_freq = merge_still_pairs(np.atleast_2d(weights), np.asarray(inv_freq, dtype=np.float64))
+    evaluator = CurveEvaluator(inv_freq, count)
+    if len(weights) <= ROW_CHUNK:
+        out = evaluator.values(weights)
+    else:
+        out = np.concatenate([evaluator.values(weights[i : i + ROW_CHUNK]) for i in range(0, len(weights), ROW_CHUNK)])
+    if np.any(constant):
+        out += np.asarray(constant, dtype=np.float64).reshape(-1, 1)
     return out[0] if single else out
+
+
+def mean_and_std(weights: np.ndarray, inv_freq: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """Mean and population standard deviation over the S weight rows of s_w(Δ), Δ = 0 … count−1.
+
+    weights ``(S, h)`` complex.  Returns ``(count,)`` arrays (std None when S = 1: it is 0).  Both are
+    linear-algebra identities, not approximations: the mean curve is the curve of the mean weights,
+    and S·var(Δ) = Σ_s s_{w_s − w̄}(Δ)² = ‖U φ(Δ)‖² with U the ``(S, 2h)`` real form [Re, −Im] of the
+    centred weights and φ(Δ) = [cos Δθ, sin Δθ]; with U = QR, ‖Uφ‖ = ‖Rφ‖, so at most min(S, 2h)
+    curves are evaluated (centring also avoids the cancellation of E[s²] − E[s]²).
+    """
+    weights, inv_freq = merge_still_pairs(np.atleast_2d(np.asarray(weights, dtype=np.complex128)), np.asarray(inv_freq, dtype=np.float64))
+    evaluator = CurveEvaluator(inv_freq, count)
+    draws = len(weights)
+    mean_weights = weights.mean(axis=0)
+    mean = evaluator.values(mean_weights[None, :])[0]
+    if draws == 1:
+        return mean, None
+    centred = weights - mean_weights
+    h = centred.shape[1]
+    if draws > 2 * h:
+        real = np.concatenate([centred.real, -centred.imag], axis=1)  # (S, 2h): s_w = real · φ
+        r = np.linalg.qr(real, mode="r")
+        centred = r[:, :h] - 1j * r[:, h:]
+    squares = np.zeros(count)
+    for i in range(0, len(centred), ROW_CHUNK):
+        values = evaluator.values(centred[i : i + ROW_CHUNK])
+        squares += np.einsum("rn,rn->n", values, values)
+    return mean, np.sqrt(squares / draws)
 
 
 def log_columns(start: int, stop: int, columns: int) -> tuple[np.ndarray, np.ndarray]:
@@ -59,3 +179,63 @@ def column_envelope(values: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray,
     into ``values``, increasing, first 0; each column runs to the next start).  Shapes ``(C,)``."""
     values = np.asarray(values, dtype=np.float64)
     return np.fmin.reduceat(values, starts), np.fmax.reduceat(values, starts)
+
+
+# ---- record returns of one hand, from the continued fraction of θ/2π ------------------------------
+
+
+def _convergent_denominators(num: int, den: int, count: int, past: int = 2) -> list[int]:
+    """Denominators q_0 = 1, q_1, … of the continued-fraction convergents of num/den (exact integer
+    Euclid), up to and including the ``past``-th one ≥ count (fewer if the expansion ends)."""
+    num, den = num % den, den
+    previous, q = 0, 1
+    out = [1]
+    beyond = 0
+    while num and beyond < past:
+        a, rest = divmod(den, num)
+        num, den = rest, num
+        previous, q = q, a * q + previous
+        out.append(q)
+        beyond += q >= count
+    return out
+
+
+def record_returns(theta: float, count: int, exact: float = 1e-9) -> list[dict[str, float | int]]:
+    """:func:`app.core.clock.near_returns` (the offsets Δ in [2, count) at which the hand of speed θ comes
+    back closer to its start than ever before), equal to it record for record and gap for gap, in
+    O(log count) instead of a scan of every offset.
+
+    With α = θ/P (P the float 2π that :func:`wrap_signed` uses, α exact as a fraction) the gap at Δ
+    is P·‖Δα‖ up to the rounding of Δ·θ and of P·round(·): at most ε = 2^-51·(count·θ + 8).  In exact
+    arithmetic the records are the convergent denominators q_k of α, and every other Δ in
+    (q_k, q_{k+1}) has ‖Δα‖ ≥ ‖q_kα‖ + ‖q_{k+1}α‖ (three-distance structure; the bound is reached at
+    Δ = q_{k+1} − q_k), while ‖q_kα‖ − ‖q_{k+1}α‖ ≥ ‖q_{k+2}α‖.  So when P·‖q_kα‖ > 4ε for every
+    convergent involved (and no gap is within ε of ``exact``) rounding cannot add, drop or reorder a
+    record, and the records are the q_k with their gaps evaluated exactly as near_returns does.
+    Otherwise (θ within ~1e-10 of a fraction of 2π with a small denominator) the scan decides.
+    """
+    if count < 3:
+        return []
+    theta = float(theta)
+    if not (math.isfinite(theta) and theta > 0):
+        return near_returns(theta, count, exact)
+    a_num, a_den = theta.as_integer_ratio()
+    p_num, p_den = TWO_PI.as_integer_ratio()
+    num, den = a_num * p_den, a_den * p_num  # α = θ/P exactly
+    denominators = _convergent_denominators(num, den, count)
+    eps = 2.0**-51 * (count * theta + 8.0)
+    records = [q for q in sorted(set(denominators)) if 2 <= q < count]
+    gaps = wrap_signed(np.array(records, dtype=np.float64) * theta)
+    out: list[dict[str, float | int]] = []
+    for q, gap in zip(records, gaps):
+        out.append({"delta": q, "gap": float(gap)})
+        if abs(gap) < exact:
+            break
+    # Every convergent from q_1 up to two past the last record kept must be clear of rounding.
+    last = denominators.index(out[-1]["delta"]) if out else 0
+    for q in denominators[1 : last + 3]:
+        rest = q * num % den
+        margin = min(rest, den - rest) / den * TWO_PI  # P·‖qα‖ (int / int is correctly rounded)
+        if margin <= 4 * eps or (q < count and abs(margin - exact) <= 2 * eps):
+            return near_returns(theta, count, exact)
+    return out

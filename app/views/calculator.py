@@ -11,7 +11,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from app.core import men_table
 from app.core.calculator import dynamic_ntk_base, llama3_band_counts, margin_curve, men_base_bound, men_bound_source, men_live_limit
-from app.core.decimate import minmax_envelope
+from app.core.rope import block_partition
 from app.core.scaling import get_mscale, longrope_attention, ntk_base
 from app.web.fields import Base, HeadDim
 from app.web.params import UI, Params
@@ -69,12 +69,13 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
     men_train, men_train_source = _men(d, L)
     shown = min(T, MEN_LIMIT, CURVE_WORK // (d // 2))
     curves = []
+    # B_m at every m < shown, reduced to the min and max of each of at most 800 columns.
+    envelope_start, _ = block_partition(shown, 800)
     for label, base in (("base b", b), ("smallest base for T", men["base"] if men else None)):
         if base is None:
             continue
-        envelope = minmax_envelope(margin_curve(base, d, shown), 800)
-        curves.append({"label": label, "base": base, "low": envelope["low"], "high": envelope["high"]})
-    envelope_start = minmax_envelope(np.arange(shown, dtype=np.float64), 800)["start"]
+        margin = margin_curve(base, d, shown)
+        curves.append({"label": label, "base": base, "low": np.fmin.reduceat(margin, envelope_start), "high": np.fmax.reduceat(margin, envelope_start)})
     tabulated = sorted(n for (dim, n) in men_table.BOUNDS if dim == d)
     return {
         **params.model_dump(),

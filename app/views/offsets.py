@@ -8,10 +8,8 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import Field, ValidationInfo, field_validator
 
-from app.core.clock import near_returns
-from app.core.decimate import minmax_envelope
 from app.core.frequencies import inverse_frequencies
-from app.core.offsets import column_envelope, log_columns, offset_curves
+from app.core.offsets import log_columns, mean_and_std, record_returns
 from app.core.rope import as_complex, block_partition
 from app.core.scores import content_vectors
 from app.settings import MAX_CURVE_COLUMNS
@@ -21,9 +19,9 @@ from app.web.views import View, register
 
 MAX_OFFSET = 262_144
 # Work per request: offsets × pairs × bases × curves (one per seed with random content).  2^26 is
-# 131072 offsets × 64 pairs × 2 bases × 4 seeds: about 25 ms of one core on the 2-core machine.
+# 131072 offsets × 64 pairs × 2 bases × 4 seeds; the costliest requests within it take 20-30 ms of
+# one core on the busy 2-core machine (app.core.offsets: N·r/2 multiply-adds per curve).
 BUDGET = 2**26
-SEED_CHUNK = 8
 
 BaseValue = Annotated[float, Field(gt=1, le=1e9, allow_inf_nan=False)]
 
@@ -144,34 +142,29 @@ def compute_offsets(params: OffsetsParams) -> dict[str, Any]:
         starts, sizes = block_partition(count, params.columns)  # the columns minmax_envelope uses
     stops = starts + sizes
     first = int(starts[0])
-    weights = _weights(params)
+    offsets = starts - first  # column starts as indices into the curve from Δ = first on
+    weights = _weights(params) * scale  # 1/√d folded into the weights
     curves = []
     for base in params.bases:
         inv_freq = prope_ladder(params.head_dim, base, params.drop_percent)
-        total = np.zeros(count)
-        squares = np.zeros(count) if len(weights) > 1 else None
-        for chunk in range(0, len(weights), SEED_CHUNK):
-            values = offset_curves(weights[chunk : chunk + SEED_CHUNK], inv_freq, count)
-            values *= scale
-            total += values.sum(axis=0)
-            if squares is not None:
-                squares += np.einsum("sn,sn->n", values, values)
-        mean = total / len(weights)
+        # Every offset is evaluated (the min and max of each column are exact); the mean over random
+        # draws is the curve of the mean weights and the spread comes from the centred draws.
+        mean, std = mean_and_std(weights, inv_freq, count)
+        shown = mean[first:]
         curve: dict[str, Any] = {"base": base, "s0": float(mean[0])}
-        reduce = (lambda y: column_envelope(y[first:], starts - first)) if params.spacing == "log" else _linear(params.columns)
-        curve["low"], curve["high"] = reduce(mean)
+        curve["low"], curve["high"] = np.fmin.reduceat(shown, offsets), np.fmax.reduceat(shown, offsets)
         if params.content == "random":
-            # Population standard deviation over the draws, from the running sums (float64).
-            std = np.sqrt(np.maximum(squares / len(weights) - mean**2, 0.0)) if squares is not None else np.zeros(count)
-            curve["band_low"], _ = reduce(mean - std)
-            _, curve["band_high"] = reduce(mean + std)
+            if std is None:
+                std = np.zeros(count)
+            curve["band_low"] = np.fmin.reduceat(shown - std[first:], offsets)
+            curve["band_high"] = np.fmax.reduceat(shown + std[first:], offsets)
             curve["std0"] = float(std[0])
         else:
             curve["band_low"] = curve["band_high"] = None
         tail = mean[max(1, count - count // 10) :]
         lowest = int(np.argmin(mean[1:])) + 1
         curve["min"] = {"delta": lowest, "value": float(mean[lowest])}
-        curve["tail_max_abs"] = float(np.max(np.abs(tail)))
+        curve["tail_max_abs"] = float(max(tail.max(), -tail.min()))
         curves.append(curve)
 
     theta = float(prope_ladder(params.head_dim, params.bases[0], params.drop_percent)[params.hand])
@@ -194,17 +187,9 @@ def compute_offsets(params: OffsetsParams) -> dict[str, Any]:
             "hand": params.hand,
             "theta": theta,
             "period": 2.0 * math.pi / theta if theta > 0 else None,
-            "marks": near_returns(theta, count) if theta > 0 else [],
+            "marks": record_returns(theta, count) if theta > 0 else [],
         },
     }
-
-
-def _linear(columns: int):
-    def reduce(y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        envelope = minmax_envelope(y, columns)
-        return envelope["low"], envelope["high"]
-
-    return reduce
 
 
 def offsets_csv(data: dict[str, Any]):

@@ -124,3 +124,18 @@ def test_sources():
     assert men_bound_source(128, 17000, 1 << 20) is None
     assert men_bound_source(100, 600, 1 << 20) == "live"  # no table for d = 100: whole search live
     assert men_bound_source(100, 700, 1 << 20) is None
+
+
+@pytest.mark.parametrize("head_dim, base, length", [(2, 10.0, 5), (16, 10000.0, 1000), (128, 500000.0, 131072), (1024, 1e9, 32768)])
+def test_margin_curve_equals_direct_sums(head_dim, base, length):
+    # The drawn B_m (two matrix products over m = a·B ± b) against one cosine per (m, pair).
+    got = calculator.margin_curve(base, head_dim, length)
+    theta = base ** (-np.arange(0, head_dim, 2) / head_dim)
+    m = np.arange(length, dtype=np.float64)
+    want = np.zeros(length)
+    for t in theta:
+        want += np.cos(m * t)
+    assert got.shape == (length,)
+    # Each argument m·θ is rounded by up to 2^-53·mθ in either evaluation (the problem's own
+    # conditioning), plus a few ulp per term of the sums.
+    np.testing.assert_allclose(got, want, rtol=0, atol=4 * 2.0**-53 * (length - 1) * theta.sum() + 1e-13 * head_dim)
