@@ -100,18 +100,25 @@ def t5_bucket_ranges(num_buckets: int, max_distance: int, bidirectional: bool, l
     """
     offsets = np.arange(-limit, limit + 1)
     buckets = t5_bucket(offsets, num_buckets, max_distance, bidirectional)
-    ranges = []
-    for bucket in range(num_buckets):
-        members = offsets[buckets == bucket]
-        ranges.append(
-            {
-                "bucket": bucket,
-                "low": int(members.min()) if members.size else None,
-                "high": int(members.max()) if members.size else None,
-                "count": int(members.size),
-            }
-        )
-    return ranges
+    # One pass instead of one scan per bucket: offsets are increasing, so a bucket's first and last
+    # occurrences (stable sort by bucket) are its smallest and largest offsets.
+    count = np.bincount(buckets, minlength=num_buckets)
+    order = np.argsort(buckets, kind="stable")
+    end = np.cumsum(count)
+    present = count > 0
+    low = np.zeros(num_buckets, dtype=np.int64)
+    high = np.zeros(num_buckets, dtype=np.int64)
+    low[present] = offsets[order[(end - count)[present]]]
+    high[present] = offsets[order[end[present] - 1]]
+    return [
+        {
+            "bucket": bucket,
+            "low": int(lo) if has else None,
+            "high": int(hi) if has else None,
+            "count": int(n),
+        }
+        for bucket, (lo, hi, n, has) in enumerate(zip(low.tolist(), high.tolist(), count.tolist(), present.tolist()))
+    ]
 
 
 def t5_bias_matrix(seq_len: int, bucket_bias: np.ndarray, num_buckets: int, max_distance: int, bidirectional: bool) -> np.ndarray:

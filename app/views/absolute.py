@@ -61,7 +61,8 @@ def compute_absolute(params: AbsoluteParams) -> dict[str, Any]:
     freq = sinusoid_frequencies(d, params.base, params.layout)[: d // 2]
 
     rows = min(L, params.max_len)
-    learned = learned_table(params.max_len, d, params.seed)[:rows]
+    # Only the rows shown: row p of the table is the same whatever its length (learned_table).
+    learned = learned_table(rows, d, params.seed)
     x = np.random.default_rng([params.seed, 5]).standard_normal(d)
     norm_learned = np.full(L, np.nan)
     norm_learned[:rows] = np.linalg.norm(x + learned, axis=1)

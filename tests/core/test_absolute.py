@@ -116,3 +116,13 @@ def test_toeplitz_deviation():
     broken = toeplitz.copy()
     broken[3, 4] += 0.5
     assert toeplitz_deviation(broken) == 0.5
+
+
+@pytest.mark.parametrize("seed", [0, 7, 2**32 - 1])
+def test_learned_table_rows_do_not_depend_on_its_length(seed):
+    # The view draws only the rows it shows: they must be the rows of the full max_len table.
+    from app.core.absolute import learned_table
+
+    full = learned_table(1024, 128, seed)
+    for rows in (1, 40, 128):
+        np.testing.assert_array_equal(learned_table(rows, 128, seed), full[:rows])

@@ -222,3 +222,17 @@ def test_shaw_window_zero_and_errors():
         shaw_index_matrix(5, 4, 2)
     with pytest.raises(ValueError):
         shaw_index_matrix(2, 4, -1)
+
+
+@pytest.mark.parametrize("num_buckets, max_distance, bidirectional, limit", [
+    (32, 128, True, 160), (32, 128, False, 160), (8, 20, True, 0), (2, 3, False, 7), (256, 1_000_000, False, 8192), (256, 1_000_000, True, 8192), (5, 16, True, 100),
+])
+def test_t5_bucket_ranges_equal_a_scan_per_bucket(num_buckets, max_distance, bidirectional, limit):
+    offsets = np.arange(-limit, limit + 1)
+    buckets = t5_bucket(offsets, num_buckets, max_distance, bidirectional)
+    got = t5_bucket_ranges(num_buckets, max_distance, bidirectional, limit)
+    assert [r["bucket"] for r in got] == list(range(num_buckets))
+    for r in got:
+        members = offsets[buckets == r["bucket"]]
+        assert r["count"] == members.size
+        assert (r["low"], r["high"]) == ((int(members.min()), int(members.max())) if members.size else (None, None))
