@@ -8,6 +8,8 @@ the bfloat16 bit rule below, every error computed, every column reduced.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -149,3 +151,24 @@ def test_half_precision_first_collision_equals_a_scan(dtype):
         phi = angles(m, theta, dtype)
         same = np.flatnonzero(phi[1:] == phi[:-1])
         assert first_collision(theta, dtype, 4999) == (int(same[0]) if same.size else None), (dtype, theta)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_run_table_equals_run_starts(dtype):
+    from app.core.precision import runs_below
+
+    for length in (1, 2, 255, 257, 2049, 65519, 65520, 65521, 70000, 131072, 524288, (1 << 20) - 77):
+        np.testing.assert_array_equal(runs_below(length, dtype), run_starts(length, dtype))
+
+
+@pytest.mark.parametrize("theta", [1.0, 0.5, 2.0**-7, 2.0**-20, 0.75, 1.0 + 2.0**-23])
+def test_power_of_two_angles_have_no_float32_error(theta):
+    # θ a power of two: every float32 product m·θ is exact, errors are exactly 0 (θ_0 = 1 always).
+    length = 70001
+    got = error_envelopes(length, [theta], 600)[0]
+    want = brute_envelopes(length, theta, 600)
+    for dtype in DTYPES:
+        for key in ("angle", "score"):
+            np.testing.assert_array_equal(got[dtype][key], want[dtype][key], err_msg=f"{theta} {dtype} {key}")
+    if math.frexp(theta)[0] == 0.5:
+        assert not got["float32"]["angle"].any() and not got["float32"]["score"].any()
