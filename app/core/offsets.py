@@ -28,29 +28,26 @@ ROW_CHUNK = 8
 
 
 def phasor_table(inv_freq: np.ndarray, count: int, step: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """cos and sin of (k·step)·θ_j for k = 0 … count−1: two ``(count, h)`` float64 arrays.
+    """cos and sin of (k·step)·θ_j for k = 0 … count−1: two ``(count, h)`` float64 arrays (the real
+    and imaginary parts of one complex table).
 
     The first 16 rows by direct cos/sin, the rest by doubling: rows n … 2n−1 are rows 0 … n−1
-    rotated by the directly computed angle n·step·θ (angle addition, two roundings per level), so
-    an entry carries at most ~3·log2(count) ulp plus the rounding of its argument (2^-53·k·step·θ).
+    times the directly computed phasor of n·step·θ (one complex multiply, two roundings per
+    level), so an entry carries at most ~3·log2(count) ulp plus the rounding of its argument
+    (2^-53·k·step·θ).
     """
     inv_freq = np.asarray(inv_freq, dtype=np.float64)
-    cos = np.empty((count, len(inv_freq)))
-    sin = np.empty((count, len(inv_freq)))
+    table = np.empty((count, len(inv_freq)), dtype=np.complex128)
     n = min(count, 16)
     angle = np.multiply.outer(step * np.arange(n, dtype=np.float64), inv_freq)
-    np.cos(angle, out=cos[:n])
-    np.sin(angle, out=sin[:n])
+    table.real[:n] = np.cos(angle)
+    table.imag[:n] = np.sin(angle)
     while n < count:
         take = min(n, count - n)
         shift = inv_freq * (step * n)
-        c, s = np.cos(shift), np.sin(shift)
-        np.multiply(cos[:take], c, out=cos[n : n + take])
-        cos[n : n + take] -= sin[:take] * s
-        np.multiply(sin[:take], c, out=sin[n : n + take])
-        sin[n : n + take] += cos[:take] * s
+        np.multiply(table[:take], np.cos(shift) + 1j * np.sin(shift), out=table[n : n + take])
         n += take
-    return cos, sin
+    return table.real, table.imag
 
 
 def merge_still_pairs(weights: np.ndarray, inv_freq: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -93,17 +90,25 @@ class CurveEvaluator:
         """weights ``(R, h)`` complex → ``(R, count)`` float64 (a view into a slightly larger array)."""
         weights = np.asarray(weights, dtype=np.complex128)
         wr, wi = weights.real[:, None, :], weights.imag[:, None, :]
-        real = wr * self.cos_a  # Re(w e^{iaBθ}) = Re w cos aBθ − Im w sin aBθ
-        imag = wr * self.sin_a  # Im(w e^{iaBθ}) = Re w sin aBθ + Im w cos aBθ
-        if np.any(wi):
-            real -= wi * self.sin_a
-            imag += wi * self.cos_a
-        h, half = weights.shape[1], self.half
-        p = real.reshape(-1, h) @ self.cos_b  # (R·A, B/2 + 1)
-        q = imag.reshape(-1, h) @ self.sin_b
-        out = np.empty((p.shape[0], self.block))  # column c holds Δ = aB − B/2 + 1 + c
-        np.add(p[:, half - 1 : 0 : -1], q[:, half - 1 : 0 : -1], out=out[:, : half - 1])  # Δ = aB − b
-        np.subtract(p, q, out=out[:, half - 1 :])  # Δ = aB + b
+        complex_weights = bool(np.any(wi))
+        h, half, rows = weights.shape[1], self.half, self.rows
+        out = np.empty((len(weights), rows, self.block))  # column c holds Δ = aB − B/2 + 1 + c
+        # Rows of a·B in chunks whose temporaries stay small (≤ 96 KB: reused heap memory, not fresh
+        # pages to fault in).
+        step = max(1, 12288 // (half + 1))
+        for a0 in range(0, rows, step):
+            a1 = min(rows, a0 + step)
+            cos_a, sin_a = self.cos_a[a0:a1], self.sin_a[a0:a1]
+            real = wr * cos_a  # Re(w e^{iaBθ}) = Re w cos aBθ − Im w sin aBθ
+            imag = wr * sin_a  # Im(w e^{iaBθ}) = Re w sin aBθ + Im w cos aBθ
+            if complex_weights:
+                real -= wi * sin_a
+                imag += wi * cos_a
+            p = (real.reshape(-1, h) @ self.cos_b).reshape(len(weights), a1 - a0, half + 1)
+            q = (imag.reshape(-1, h) @ self.sin_b).reshape(len(weights), a1 - a0, half + 1)
+            chunk = out[:, a0:a1]
+            np.add(p[:, :, half - 1 : 0 : -1], q[:, :, half - 1 : 0 : -1], out=chunk[:, :, : half - 1])  # Δ = aB − b
+            np.subtract(p, q, out=chunk[:, :, half - 1 :])  # Δ = aB + b
         return out.reshape(len(weights), -1)[:, half - 1 : half - 1 + self.count]
 
 
