@@ -84,15 +84,20 @@ class CurveEvaluator:
         cos_b, sin_b = phasor_table(inv_freq, half + 1)
         self.cos_b = np.ascontiguousarray(cos_b.T)  # (h, B/2 + 1)
         self.sin_b = np.ascontiguousarray(sin_b.T)
-        self.cos_a, self.sin_a = phasor_table(inv_freq, self.rows, float(self.block))  # (A, h)
+        cos_a, sin_a = phasor_table(inv_freq, self.rows, float(self.block))  # (A, h)
+        self.cos_a, self.sin_a = np.ascontiguousarray(cos_a), np.ascontiguousarray(sin_a)
 
-    def values(self, weights: np.ndarray) -> np.ndarray:
-        """weights ``(R, h)`` complex → ``(R, count)`` float64 (a view into a slightly larger array)."""
+    def values(self, weights: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """weights ``(R, h)`` complex → ``(R, count)`` float64, a view into ``out`` (R·A·B float64,
+        reused when given: a fresh megabyte costs as much to fault in as the products take)."""
         weights = np.asarray(weights, dtype=np.complex128)
         wr, wi = weights.real[:, None, :], weights.imag[:, None, :]
         complex_weights = bool(np.any(wi))
         h, half, rows = weights.shape[1], self.half, self.rows
-        out = np.empty((len(weights), rows, self.block))  # column c holds Δ = aB − B/2 + 1 + c
+        size = len(weights) * rows * self.block
+        if out is None or out.size < size:
+            out = np.empty(size)
+        out = out[:size].reshape(len(weights), rows, self.block)  # column c holds Δ = aB − B/2 + 1 + c
         # Rows of a·B in chunks whose temporaries stay small (≤ 96 KB: reused heap memory, not fresh
         # pages to fault in).
         step = max(1, 12288 // (half + 1))
@@ -133,7 +138,7 @@ def offset_curves(weights: np.ndarray, inv_freq: np.ndarray, count: int, constan
     return out[0] if single else out
 
 
-def mean_and_std(weights: np.ndarray, inv_freq: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray | None]:
+def mean_and_std(weights: np.ndarray, inv_freq: np.ndarray, count: int, out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
     """Mean and population standard deviation over the S weight rows of s_w(Δ), Δ = 0 … count−1.
 
     weights ``(S, h)`` complex.  Returns ``(count,)`` arrays (std None when S = 1: it is 0).  Both are
@@ -146,7 +151,7 @@ def mean_and_std(weights: np.ndarray, inv_freq: np.ndarray, count: int) -> tuple
     evaluator = CurveEvaluator(inv_freq, count)
     draws = len(weights)
     mean_weights = weights.mean(axis=0)
-    mean = evaluator.values(mean_weights[None, :])[0]
+    mean = evaluator.values(mean_weights[None, :], out)[0]
     if draws == 1:
         return mean, None
     centred = weights - mean_weights

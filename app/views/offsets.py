@@ -145,11 +145,12 @@ def compute_offsets(params: OffsetsParams) -> dict[str, Any]:
     offsets = starts - first  # column starts as indices into the curve from Δ = first on
     weights = _weights(params) * scale  # 1/√d folded into the weights
     curves = []
+    buffer = np.empty(count + 4 * math.isqrt(count) + 8)  # one curve with its padding, reused for every base
     for base in params.bases:
         inv_freq = prope_ladder(params.head_dim, base, params.drop_percent)
         # Every offset is evaluated (the min and max of each column are exact); the mean over random
         # draws is the curve of the mean weights and the spread comes from the centred draws.
-        mean, std = mean_and_std(weights, inv_freq, count)
+        mean, std = mean_and_std(weights, inv_freq, count, buffer)
         shown = mean[first:]
         curve: dict[str, Any] = {"base": base, "s0": float(mean[0])}
         curve["low"], curve["high"] = np.fmin.reduceat(shown, offsets), np.fmax.reduceat(shown, offsets)
