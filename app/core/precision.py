@@ -351,11 +351,16 @@ def _float32_block(m32, x, theta, theta32, eps, sin2_x, cos_x, width, angle_out,
     e = angle - x  # exact (Sterbenz): the float32 angle is within a factor 2 of m·θ
     E = np.maximum(e.max(axis=1), -e.min(axis=1))
     angle_out[:] = E
+    beta = E**3 / 6 + E**4 / 48 + E * eps * (1 + E / 2) + 1e-15 * E + _COS_SLACK
+    # 2·A ≤ E·(2·|sin x| + E + 3ε) and |sin x| ≤ x: when that is within the tolerance on every row
+    # (errors below np.cos's own resolution), every position is a candidate: evaluate directly.
+    if np.all(E * (2 * np.minimum(1.0, x[:, -1]) + E + 3 * eps) <= 4 * beta):
+        score_out[:] = np.fmax.reduce(np.abs(np.cos(angle) - np.cos(x)), axis=1)
+        return
     approx = e * cos_x  # |e·(2 sin x + e cos x)| = 2·A(m)
     approx += sin2_x
     approx *= e
     np.abs(approx, out=approx)
-    beta = E**3 / 6 + E**4 / 48 + E * eps * (1 + E / 2) + 1e-15 * E + _COS_SLACK
     threshold = approx.max(axis=1) - 4 * beta
     threshold[E == 0] = np.inf  # φ̃ = m·θ on the whole column: score error exactly 0
     flat = np.flatnonzero(approx >= threshold[:, None])
