@@ -45,7 +45,7 @@ def create_app() -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
-    # Compact twin bodies are gzipped ahead of time, or carry deflated arrays (app/web/responses.py),
+    # Compact twin bodies are gzipped by their route when small, and sent as they are when large (app/web/routing.py),
     # and CSV exports are gzipped (or not, when too large) by their route (app/web/routing.py):
     # the middleware leaves them alone.
     app.add_middleware(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
-import zlib
 from typing import Any
 
 import numpy as np
@@ -94,7 +93,7 @@ def cached_json(
 # ``Accept: application/vnd.pe-explorer.compact+json``: the same document, in which every float64
 # numpy array of at least COMPACT_MIN_ITEMS values is replaced by
 # ``{"dtype": "f8", "bdata": <base64 of the little-endian float64 bytes>, "shape": [...]}``
-# (the typed-array form plotly.js also reads; ``"zdata"`` for large arrays, see below).  The bytes are the float64 values themselves, so
+# (the typed-array form plotly.js also reads).  The bytes are the float64 values themselves, so
 # the numbers are bit-for-bit those of the JSON twin; static/js/lib/api.js turns them back into
 # nested arrays with ``null`` where JSON has ``null`` (NaN, ±inf).  Without that Accept header,
 # scripts get plain JSON, as always.  Other dtypes (integers, float32, whose JSON text is the
@@ -102,12 +101,9 @@ def cached_json(
 
 COMPACT_MEDIA_TYPE = "application/vnd.pe-explorer.compact+json"
 COMPACT_MIN_ITEMS = 1024
-# From this many values on, the float64 bytes are deflated (zlib, level 1) before base64, as
-# ``"zdata"`` instead of ``"bdata"``, and the response is not gzipped again: deflating the raw
-# bytes of a 512 × 512 matrix takes ~30 ms here, gzipping their base64 text 150–200 ms (base64
-# hides the byte structure), for about the same size on the wire.  api.js inflates them with the
-# browser's DecompressionStream.
-COMPACT_DEFLATE_ITEMS = 65536
+# The bytes are not compressed here: the float64 values of a trigonometric table or a score matrix
+# have little redundancy (zlib level 1 saves ~11% of a 512 × 512 table for ~90 ms of CPU), and
+# large compact bodies are not gzipped either (routing.COMPACT_GZIP_MAX_BYTES).
 
 
 def wants_compact(request: Request) -> bool:
@@ -143,8 +139,6 @@ def compact(obj: Any) -> Any:
                 raw = np.ascontiguousarray(diagonals, dtype="<f8").tobytes()
                 return {"dtype": "f8", "bdata": base64.b64encode(raw).decode("ascii"), "shape": list(obj.shape), "layout": "toeplitz"}
             raw = np.ascontiguousarray(obj, dtype="<f8").tobytes()
-            if obj.size >= COMPACT_DEFLATE_ITEMS:
-                return {"dtype": "f8", "zdata": base64.b64encode(zlib.compress(raw, 1)).decode("ascii"), "shape": list(obj.shape)}
             return {"dtype": "f8", "bdata": base64.b64encode(raw).decode("ascii"), "shape": list(obj.shape)}
         return obj
     if isinstance(obj, dict):
@@ -156,8 +150,3 @@ def compact(obj: Any) -> Any:
 
 def dumps_compact(obj: Any) -> bytes:
     return dumps(compact(obj))
-
-
-def is_deflated(body: bytes) -> bool:
-    """Whether a compact body carries deflated arrays (then gzipping it again gains nothing)."""
-    return b'"zdata":' in body

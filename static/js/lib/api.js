@@ -1,7 +1,7 @@
 // Fetch JSON, cancelling the previous request: a newer slider value wins.
 //
 // Requests ask for the compact encoding (app/web/responses.py): the same document with large
-// float64 arrays sent as base64 bytes (deflated first when very large) instead of decimal text,
+// float64 arrays sent as base64 bytes instead of decimal text,
 // which the browser decodes far faster than JSON.parse reads digits.  decodeCompact() turns those arrays back into the nested
 // arrays plain JSON would have given (null where JSON has null), bit for bit the same numbers,
 // so pages never see the difference.  Endpoints that do not offer it answer plain JSON.
@@ -36,28 +36,15 @@ function nested(values, shape, offset, depth) {
 
 function isTypedArray(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value) && value.dtype === "f8" &&
-    (typeof value.bdata === "string" || typeof value.zdata === "string") && Array.isArray(value.shape);
+    typeof value.bdata === "string" && Array.isArray(value.shape);
 }
 
 function rawBytes(node) {
-  return base64Bytes(node.bdata ?? node.zdata);
+  return base64Bytes(node.bdata);
 }
 
 function asFloat64(bytes) {
   return new Float64Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 8);
-}
-
-async function inflate(node) {
-  // Large arrays come deflated (zlib); the browser inflates them natively.
-  const stream = new Blob([rawBytes(node)]).stream().pipeThrough(new DecompressionStream("deflate"));
-  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
-  return nested(asFloat64(bytes), node.shape, 0, 0);
-}
-
-class Deferred {
-  constructor(promise) {
-    this.promise = promise;
-  }
 }
 
 function toeplitz(diagonals, size) {
@@ -67,30 +54,19 @@ function toeplitz(diagonals, size) {
   return rows;
 }
 
-function walk(value, pending) {
+function walk(value) {
   if (value === null || typeof value !== "object") return value;
   if (isTypedArray(value) && value.layout === "toeplitz") return toeplitz(asFloat64(rawBytes(value)), value.shape[0]);
-  if (isTypedArray(value)) {
-    if (value.zdata !== undefined) return new Deferred(inflate(value));
-    return nested(asFloat64(rawBytes(value)), value.shape, 0, 0);
-  }
-  const out = Array.isArray(value) ? value.map((item) => walk(item, pending)) : {};
-  if (!Array.isArray(value)) for (const [key, item] of Object.entries(value)) out[key] = walk(item, pending);
-  for (const [key, item] of Object.entries(out)) {
-    if (item instanceof Deferred) pending.push(item.promise.then((decoded) => { out[key] = decoded; }));
-  }
+  if (isTypedArray(value)) return nested(asFloat64(rawBytes(value)), value.shape, 0, 0);
+  if (Array.isArray(value)) return value.map(walk);
+  const out = {};
+  for (const [key, item] of Object.entries(value)) out[key] = walk(item);
   return out;
 }
 
-/**
- * Replace every {dtype: "f8", bdata | zdata, shape} in a compact document by nested arrays.
- * Synchronous unless the document holds deflated arrays; then a promise of the result.
- */
+/** Replace every {dtype: "f8", bdata, shape[, layout]} in a compact document by nested arrays. */
 export function decodeCompact(value) {
-  const pending = [];
-  const out = walk(value, pending);
-  if (out instanceof Deferred) return out.promise;
-  return pending.length ? Promise.all(pending).then(() => out) : out;
+  return walk(value);
 }
 
 async function readBody(response) {
