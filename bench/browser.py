@@ -26,6 +26,7 @@ from bench.asgi import percentile
 
 QUIET_MS = 120
 TIMEOUT_MS = 8000
+UNCHANGED_MS = 2000
 
 INSTRUMENT_JS = """() => {
   if (window.__bench) return true;
@@ -84,7 +85,7 @@ POSITIONS_JS = """([selector, count]) => {
   return out;
 }"""
 
-MOVE_JS = """async ([selector, position, quietMs, timeoutMs]) => {
+MOVE_JS = """async ([selector, position, quietMs, timeoutMs, unchangedMs]) => {
   const B = window.__bench;
   B.hook();
   const input = document.querySelector(selector);
@@ -106,6 +107,9 @@ MOVE_JS = """async ([selector, position, quietMs, timeoutMs]) => {
       } else if (now - t0 > 300) {
         const err = document.querySelector('.control.has-error .control-error, [data-role="status"].is-error');
         if (err && err.textContent.trim()) return resolve({ error: err.textContent.trim().slice(0, 160) });
+        // Plots are not redrawn when their figure did not change (plot.js): a slider that only
+        // moves readouts or tables fires no plotly_afterplot at all.
+        if (now - t0 > unchangedMs && !document.querySelector('.figures.is-busy')) return resolve({ unchanged: true });
       }
       if (now - t0 > timeoutMs) return resolve({ timeout: true });
       setTimeout(check, 4);
@@ -125,6 +129,7 @@ class SliderRun:
     name: str
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    unchanged: int = 0  # moves after which no plot's figure changed (nothing to redraw; not timed)
 
 
 @dataclass
@@ -199,11 +204,13 @@ def measure_page(browser, label: str, url: str, slider_selectors: list[str] | No
             slider.errors.append("fewer than two distinct values")
             continue
         for index, position in enumerate(positions):
-            result = page.evaluate(MOVE_JS, [selector, position, QUIET_MS, TIMEOUT_MS])
+            result = page.evaluate(MOVE_JS, [selector, position, QUIET_MS, TIMEOUT_MS, UNCHANGED_MS])
             if index == 0:
                 continue  # warm-up move, not recorded
             if "last" in result:
                 slider.latencies.append(result["last"])
+            elif "unchanged" in result:
+                slider.unchanged += 1
             elif "error" in result:
                 slider.errors.append(f"{position}: {result['error']}")
             else:

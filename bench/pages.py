@@ -27,12 +27,14 @@ def _slider_details(run: PageRun) -> list[str]:
         values = slider.latencies
         stats = f"p50 {percentile(values, 50):.1f} · p95 {percentile(values, 95):.1f} · max {max(values):.1f} ms" if values else "—"
         errs = f"; {len(slider.errors)} moves without redraw: {slider.errors[0]}" if slider.errors else ""
+        if slider.unchanged:
+            errs += f"; {slider.unchanged} moves changed no plot (readouts only, not timed)"
         lines.append(f"| {run.label} | {slider.name} | {len(values)} | {stats}{errs} |")
     return lines
 
 
 def _report_page(report: Report, run: PageRun, target: float, what: str) -> None:
-    if run.problem or not run.latencies:
+    if run.problem or (not run.latencies and not any(s.unchanged for s in run.sliders)):
         report.add("slider", f"slider → redraw, {what}", run.problem or "no move redrew the plot", verdict="error")
         return
     # A move onto a value the parameters model refuses (a cross-field limit) shows its message
@@ -43,6 +45,9 @@ def _report_page(report: Report, run: PageRun, target: float, what: str) -> None
     value = _fmt_ms(run)
     if refused:
         value += f"; {refused} moves refused by a limit (message shown, not timed)"
+    unchanged = sum(s.unchanged for s in run.sliders)
+    if unchanged:
+        value += f"; {unchanged} moves changed no plot (nothing redrawn, not timed)"
     if stuck:
         value += f"; {stuck} moves never redrew"
     report.add("slider", f"slider → redraw, {what}", value, f"p95 ≤ {target:g} ms", run.p(95) <= target and stuck == 0)
