@@ -24,13 +24,18 @@ run: $(VENV)/.installed
 	$(PY) -m app --host $(HOST) --port $(PORT)
 
 # The whole suite, browser tests included.  Chromium comes from the machine (Debian's package);
-# Playwright never downloads a browser here.
+# Playwright never downloads a browser here.  TEST_WORKERS processes (pytest-xdist; CI has 2
+# cores), an idle one taking tests from the other's queue (worksteal): each has its own live
+# server and Chromium, the load tests take turns (tests/load/conftest.py), and the 25 slowest
+# tests are listed at the end.  TEST_WORKERS=0: one process.
+TEST_WORKERS ?= 2
+PYTEST_PARALLEL = -n $(TEST_WORKERS) --dist worksteal
 test: $(VENV)/.installed-test chromium tools
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_PARALLEL) --durations=25
 
 # Everything except the browser tests.
 test-fast: $(VENV)/.installed-test
-	$(PY) -m pytest -m "not browser"
+	$(PY) -m pytest $(PYTEST_PARALLEL) -m "not browser"
 
 chromium:
 	@bash scripts/ensure-chromium.sh

@@ -54,16 +54,21 @@ def without_csp(route):
 def test_payloads_never_execute_and_the_page_shows_the_errors(page, base_url, name, policy):
     dialogs = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
     if policy == "without-csp":
         page.route(f"{base_url}/{name}?*", without_csp)
     page.watch.expect_status(422)  # the page itself answers 422: some parameters were refused
-    response = page.goto(attack_url(base_url, name))
+    response = page.goto(attack_url(base_url, name))  # returns after the load event
     assert response.status == 422
     assert ("content-security-policy" in response.headers) == (policy == "with-csp")
+    # the page's script has run and drawn every plot from the defaults: everything it writes,
+    # the error list included, is in the document now
     page.wait_for_function(ALL_PLOTS_DRAWN)
-    page.wait_for_load_state("networkidle")
     assert page.evaluate("() => window.__pwned") is None
     assert dialogs == []
+    # an <img src=x> that ever reached the document asked this server for /x (even if removed since)
+    assert [url for url in requested if url.split("?")[0] == f"{base_url}/x"] == []
     # the messages are shown: the unknown names in the page's error list, each refused field next
     # to its control (or in that list when it has no control)
     errors = page.locator(".page-errors").inner_text()

@@ -35,7 +35,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from app.main import create_app
-from tests.fuzz.conftest import record
+from tests.fuzz.counts import record
 
 FUZZ_EXAMPLES = 15  # generated cases per JSON operation (the coverage phase adds its own)
 CSV_EXAMPLES = 8  # generated valid cases per CSV twin
