@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import importlib
 import pkgutil
-from functools import lru_cache
 
 from fastapi import FastAPI
 from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES, GZipMiddleware
@@ -17,6 +16,7 @@ from app import __version__
 from app.settings import GZIP_LEVEL, PLOTLY_JS, STATIC_DIR
 from app.web import errors
 from app.web.apidocs import operations
+from app.web.params import per_process
 from app.web.responses import COMPACT_MEDIA_TYPE
 from app.web.routing import api_router, page_router
 from app.web.access_log import AccessLogMiddleware
@@ -27,7 +27,7 @@ from app.web.views import discover, ordered
 PLOTLY_PATH = "/vendor/plotly.min.js"
 
 
-@lru_cache(maxsize=1)
+@per_process
 def _plotly_bytes() -> tuple[bytes, bytes, str]:
     raw = PLOTLY_JS.read_bytes()
     return raw, gzip.compress(raw, 6), f'"plotly-{PLOTLY_JS.stat().st_mtime_ns:x}-{len(raw)}"'

@@ -29,8 +29,10 @@ class Reply:
 
 
 def clear_caches() -> int:
-    """Clear every cache defined in the app package: each ``functools.lru_cache`` function and each
-    module-level cache object (``app.web.routing.RESPONSE_CACHE``: anything with get/put/clear).
+    """Clear every cache of computed results in the app package: each ``functools.lru_cache``
+    function and each module-level cache object (``app.web.routing.RESPONSE_CACHE``: anything with
+    get/put/clear).  Caches marked ``per_process`` (``app.web.params.per_process``: model schemas,
+    fixed formulas, static files) stay warm: a server fills them once, whatever the parameters.
     Returns how many were cleared."""
     cleared = 0
     for name, module in list(sys.modules.items()):
@@ -38,7 +40,7 @@ def clear_caches() -> int:
             continue
         for value in list(vars(module).values()):
             if callable(value) and hasattr(value, "cache_clear") and hasattr(value, "cache_info"):
-                if getattr(value, "__module__", "") == name:
+                if getattr(value, "__module__", "") == name and not getattr(value, "per_process", False):
                     value.cache_clear()
                     cleared += 1
             elif not isinstance(value, type) and all(callable(getattr(value, m, None)) for m in ("get", "put", "clear")):

@@ -33,6 +33,8 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ValidationError
 
+from bench.asgi import clear_caches
+
 CPU_BUDGET_MS = 50.0
 MEMORY_BUDGET_MB = 50.0
 MAX_VARIANTS = 48  # choice fields beyond this many combinations are varied one at a time
@@ -314,26 +316,6 @@ def all_cases(app, max_variants: int = MAX_VARIANTS) -> dict[str, list[Case]]:
 
 
 # ---- measuring -----------------------------------------------------------------------------------
-
-
-# Caches of process-wide constants: the MathML of the fixed formulas, the static files' version
-# token, the plotly.js bytes.  A server computes each once per process, whatever the parameters,
-# so a cold request for new parameters does not pay for them again.
-PROCESS_CONSTANTS = {"app.web.templating.mathml", "app.web.templating.static_version", "app.main._plotly_bytes"}
-
-
-def clear_caches() -> None:
-    """Empty every cache of computed results in the app (each ``lru_cache`` and each cache object
-    of its modules), leaving the process-wide constants above warm."""
-    for name, module in list(sys.modules.items()):
-        if not (name == "app" or name.startswith("app.")) or module is None:
-            continue
-        for value in list(vars(module).values()):
-            if callable(getattr(value, "cache_clear", None)):
-                if f"{value.__module__}.{value.__qualname__}" not in PROCESS_CONSTANTS:
-                    value.cache_clear()
-            elif "cache" in type(value).__name__.lower() and callable(getattr(value, "clear", None)):
-                value.clear()
 
 
 def send(client, case: Case):

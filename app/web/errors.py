@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
-from app.web.params import allowed_text
+from app.web.params import allowed_text, schema_of
 from app.web.responses import JSONBytes, dumps
 
 log = logging.getLogger("app.errors")
@@ -30,7 +30,7 @@ MODELS_BY_PATH: dict[str, list[type[BaseModel]]] = {}
 
 
 def allowed_by_field(model: type[BaseModel]) -> dict[str, str]:
-    schema = model.model_json_schema()
+    schema = schema_of(model)
     definitions = schema.get("$defs", {})
     allowed = {}
     for name, field_schema in schema.get("properties", {}).items():

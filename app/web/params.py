@@ -8,10 +8,29 @@ without leaking into the schema.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from pydantic import BaseModel, ConfigDict
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def per_process(func: F) -> F:
+    """Memoise a function whose result depends on the code alone (a model's schema, a fixed
+    formula, the static files), never on a request.  The first call pays; the marker lets the
+    benchmarks keep these warm when they time requests for new parameters."""
+    cached = functools.lru_cache(maxsize=None)(func)
+    cached.per_process = True  # type: ignore[attr-defined]
+    return cached  # type: ignore[return-value]
+
+
+@per_process
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """``model.model_json_schema()``, built once per model (pydantic rebuilds it on every call,
+    a few milliseconds for the larger views).  Callers must not modify the result."""
+    return model.model_json_schema()
 
 
 class Params(BaseModel):

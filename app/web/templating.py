@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
@@ -14,13 +13,13 @@ from pydantic import BaseModel
 from app import __version__
 from app.settings import STATIC_DIR, TEMPLATES_DIR
 from app.web.errors import allowed_by_field
-from app.web.params import UI
+from app.web.params import UI, per_process, schema_of
 from app.web.views import by_section
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
 
 
-@lru_cache(maxsize=512)
+@per_process
 def mathml(latex: str, display: str = "block") -> Markup:
     """LaTeX → MathML, rendered once per formula (browsers draw MathML natively)."""
     return Markup(latex_to_mathml(latex, display=display))
@@ -29,7 +28,7 @@ def mathml(latex: str, display: str = "block") -> Markup:
 templates.env.filters["mathml"] = mathml
 
 
-@lru_cache(maxsize=None)
+@per_process
 def static_version() -> str:
     """Cache-busting token for static assets: the newest modification time under static/."""
     newest = max((path.stat().st_mtime_ns for path in STATIC_DIR.rglob("*") if path.is_file()), default=0)
@@ -84,7 +83,7 @@ def field_specs(model: type[BaseModel], role: str) -> list[dict[str, Any]]:
 
 def controls_for(model: type[BaseModel], values: BaseModel, errors: dict[str, str], role: str) -> list[dict[str, Any]]:
     """Everything a template needs to draw one control per field that has ``UI`` metadata."""
-    schema = model.model_json_schema()
+    schema = schema_of(model)
     properties = schema.get("properties", {})
     definitions = schema.get("$defs", {})
     allowed = allowed_by_field(model)
@@ -141,7 +140,7 @@ def _auto_kind(prop: dict[str, Any]) -> str:
 
 
 def _value_type(model: type[BaseModel], name: str) -> str:
-    prop = model.model_json_schema().get("properties", {}).get(name, {})
+    prop = schema_of(model).get("properties", {}).get(name, {})
     kind = prop.get("type")
     if kind == "array":
         return "list:" + prop.get("items", {}).get("type", "number")
