@@ -56,21 +56,26 @@ def as_complex(x: np.ndarray, rotary_dim: int, pairing: str) -> np.ndarray:
 def rotate(x: np.ndarray, positions: np.ndarray, inv_freq: np.ndarray, pairing: str) -> np.ndarray:
     """R(positions[p]) x for each position.
 
-    x: ``(d,)`` (the same vector at every position) or ``(P, d)``; positions: ``(P,)``;
-    inv_freq: ``(r/2,)`` with r ≤ d.  Returns ``(P, d)`` float64; dims ≥ r are copied.
+    x: ``(d,)`` (the same vector at every position), ``(P, d)``, or ``(..., P, d)`` (e.g. q and k
+    stacked, which then share one cos/sin table); positions: ``(P,)``; inv_freq: ``(r/2,)`` with
+    r ≤ d.  Returns ``(P, d)`` (``(..., P, d)``) float64; dims ≥ r are copied.
     """
     x = np.asarray(x, dtype=np.float64)
     positions = np.asarray(positions, dtype=np.float64)
     rotary_dim = 2 * len(inv_freq)
     if rotary_dim > x.shape[-1]:
         raise ValueError(f"rotary dimension {rotary_dim} exceeds vector length {x.shape[-1]}")
-    out = np.array(np.broadcast_to(x, (len(positions), x.shape[-1])))
+    out = np.empty(np.broadcast_shapes(x.shape[:-1], positions.shape) + x.shape[-1:])
     phi = angles(positions, inv_freq)
     cos, sin = np.cos(phi), np.sin(phi)
     a, b = _pair_slices(rotary_dim, pairing)  # the dims of pair_index as strided views (no gather)
-    xa, xb = out[:, a].copy(), out[:, b].copy()
-    out[:, a] = xa * cos - xb * sin
-    out[:, b] = xa * sin + xb * cos
+    xa, xb = x[..., a], x[..., b]
+    out_a, out_b = out[..., a], out[..., b]
+    np.multiply(xa, cos, out=out_a)
+    out_a -= xb * sin
+    np.multiply(xa, sin, out=out_b)
+    out_b += xb * cos
+    out[..., rotary_dim:] = x[..., rotary_dim:]
     return out
 
 

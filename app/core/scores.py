@@ -85,11 +85,9 @@ def score_matrix(
         scores = _real_products(pooled_q, pooled_k) + float(q[rotary_dim:] @ k[rotary_dim:])
         rotated_q = rotated_k = None
     else:
-        positions = np.arange(seq_len)
-        rotated_q = rotate(q, positions, inv_freq, pairing)
-        rotated_k = rotate(k, positions, inv_freq, pairing)
-        pooled_q = np.add.reduceat(rotated_q, starts, axis=0) / sizes[:, None]
-        pooled_k = np.add.reduceat(rotated_k, starts, axis=0) / sizes[:, None]
+        rotated = rotate(np.stack([q, k]), np.arange(seq_len), inv_freq, pairing)  # one cos/sin table for both
+        rotated_q, rotated_k = rotated
+        pooled_q, pooled_k = np.add.reduceat(rotated, starts, axis=1) / sizes[:, None]
         scores = pooled_q @ pooled_k.T
 
     if causal:
@@ -120,7 +118,7 @@ def _visible_diagonal_means(q, k, inv_freq, pairing, starts, sizes) -> np.ndarra
         sums = {int(size): float(np.dot(size - np.arange(size), backward[:size])) for size in np.unique(sizes)}
         return np.array([sums[int(size)] for size in sizes]) / visible
     positions = np.arange(int(starts[-1] + sizes[-1]))
-    return _visible_block_means(rotate(q, positions, inv_freq, pairing), rotate(k, positions, inv_freq, pairing), sizes)
+    return _visible_block_means(*rotate(np.stack([q, k]), positions, inv_freq, pairing), sizes)
 
 
 def _visible_block_means(rotated_q: np.ndarray, rotated_k: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -131,10 +129,12 @@ def _visible_block_means(rotated_q: np.ndarray, rotated_k: np.ndarray, sizes: np
     """
     blocks, size = len(sizes), int(sizes[0])
     length, dim = rotated_q.shape
-    padded_q = np.zeros((blocks * size, dim))
-    padded_k = np.zeros((blocks * size, dim))
-    padded_q[:length] = rotated_q
-    padded_k[:length] = rotated_k
+    padded_q, padded_k = rotated_q, rotated_k
+    if blocks * size != length:
+        padded_q = np.zeros((blocks * size, dim))
+        padded_k = np.zeros((blocks * size, dim))
+        padded_q[:length] = rotated_q
+        padded_k[:length] = rotated_k
     keys_so_far = np.cumsum(padded_k.reshape(blocks, size, dim), axis=1)
     sums = np.einsum("bsd,bsd->b", padded_q.reshape(blocks, size, dim), keys_so_far)
     return sums / (sizes * (sizes + 1) / 2.0)

@@ -266,8 +266,10 @@ def _format(values: np.ndarray, kinds: np.ndarray, empty: np.ndarray | None) -> 
             several = digits > 1
             inserts.append((at[several] + 7, b"."))
             inserts.append((ends[fifth], b"e-05"))
-        # |x| < 1e-5: one-digit exponents "e-7" -> "e-07" (e-6 ... e-9).
-        tiny = np.flatnonzero(floats & (magnitude < 1e-5) & (flat != 0))
+        # 1e-10 <= |x| < 1e-5: one-digit exponents "e-7" -> "e-07" (e-6 ... e-9).  A double below
+        # 1e-10 cannot print as "1e-10" or larger (that text reads back as another double), so its
+        # exponent has two or three digits already.
+        tiny = np.flatnonzero(floats & (magnitude < 1e-5) & (magnitude >= 1e-10))
         if tiny.size:
             end = ends[tiny]
             # Always scientific in orjson, with 1 to 3 exponent digits; only 1 needs a zero.

@@ -134,7 +134,7 @@ def _cells_equal(text: str, value) -> bool:
 CSV_VIEWS = [view.name for view in discover() if view.csv is not None]
 QUERIES = {
     "sinusoidal": [{}, {"seq_len": 512, "dim": 512, "base": 1e9, "start": 10000000}, {"layout": "tensor2tensor", "seq_len": 64, "dim": 64}],
-    "scores": [{}, {"seq_len": 4096, "content": "random", "head_dim": 64, "base": 1e9}, {"seq_len": 300, "causal": "true"}],
+    "scores": [{}, {"seq_len": 4096, "content": "random", "head_dim": 32, "base": 1e9}, {"seq_len": 300, "causal": "true"}],
     "relative": [{}, {"query_len": 256, "key_len": 256, "max_relative_position": 256, "num_heads": 256, "head": 255}],
 }
 

@@ -165,7 +165,7 @@ def test_cross_field_messages_say_what_to_change(client):
     detail = client.get(APIS["offsets"], params={"hand": "64"}).json()["detail"][0]
     assert "head_dim/2 = 64" in detail["msg"]
     detail = client.get(APIS["scores"], params={"content": "random", "seq_len": "4096", "head_dim": "128"}).json()["detail"][0]
-    assert "262144" in detail["msg"]
+    assert "131072" in detail["msg"]
 
 
 def test_rotate_operation_is_unchanged(client):

@@ -57,6 +57,32 @@ def test_rotation_equals_block_diagonal_matrix(pairing):
         np.testing.assert_allclose(row, expected, rtol=1e-12, atol=1e-13)
 
 
+@pytest.mark.parametrize("pairing", ["interleaved", "half"])
+def test_stacked_vectors_rotate_like_each_alone(pairing):
+    # q and k rotated together (one cos/sin table) equal the block-diagonal matrix at each
+    # position applied to each vector; the dimensions past the rotary part are passed through.
+    rng = np.random.default_rng(4)
+    d, rotary = 10, 6
+    theta = inverse_frequencies(rotary, 10000.0)
+    positions = np.array([0, 3, 250])
+    stacked = rng.standard_normal((2, len(positions), d))
+    got = rotate(stacked, positions, theta, pairing)
+    assert got.shape == stacked.shape
+    perm = interleaved_to_half(rotary)
+    for which in range(2):
+        for row, m in enumerate(positions):
+            x = stacked[which, row]
+            big = block_diagonal_interleaved(m, theta)
+            if pairing == "interleaved":
+                expected_rotary = big @ x[:rotary]
+            else:
+                x_interleaved = np.empty(rotary)
+                x_interleaved[perm] = x[:rotary]
+                expected_rotary = (big @ x_interleaved)[perm]
+            np.testing.assert_allclose(got[which, row, :rotary], expected_rotary, rtol=1e-12, atol=1e-13)
+            assert got[which, row, rotary:].tolist() == x[rotary:].tolist()
+
+
 def test_rotation_is_complex_multiplication():
     rng = np.random.default_rng(2)
     d = 12
