@@ -125,11 +125,14 @@ def mean_phasors(starts: np.ndarray, sizes: np.ndarray, inv_freq: np.ndarray) ->
     half_angle = 0.5 * np.asarray(inv_freq, dtype=np.float64)[None, :]
     sin_half = np.sin(half_angle)
     small = np.abs(sin_half) < 1e-12
+    # The ratio depends on the block size alone (blocks are equal but the last): once per size.
+    distinct, which = np.unique(sizes[:, 0], return_inverse=True)
+    distinct = distinct[:, None]
     ratio = np.where(
         small,
-        np.cos(sizes * half_angle) / np.cos(half_angle),
-        np.sin(sizes * half_angle) / (sizes * np.where(small, 1.0, sin_half)),
-    )
+        np.cos(distinct * half_angle) / np.cos(half_angle),
+        np.sin(distinct * half_angle) / (distinct * np.where(small, 1.0, sin_half)),
+    )[which]
     return np.exp(1j * (starts + 0.5 * (sizes - 1.0)) * 2.0 * half_angle) * ratio
 
 
