@@ -4,16 +4,35 @@ from __future__ import annotations
 
 import json
 
+PENDING = "__pending__"
+
 # Serialises what plotly.js actually drew (typed arrays decoded) to one canonical JSON string.
+# A plot whose update waits for it to come into view (data-pending, static/js/lib/plot.js) is
+# scrolled into view, as a reader would, and reads as PENDING until it is drawn.
 _SNAPSHOT_JS = """(id) => {
     const gd = document.getElementById(id);
+    if (gd && gd.dataset.pending !== undefined) { gd.scrollIntoView({block: 'center'}); return '__pending__'; }
     if (!gd || !gd._fullData) return null;
     const plain = (v) => (v && typeof v === 'object' && 'length' in v ? Array.from(v, plain) : (v === undefined ? null : v));
     return JSON.stringify(gd._fullData.map((t) => ({x: plain(t.x), y: plain(t.y), z: plain(t.z), name: t.name ?? null, type: t.type})));
 }"""
 
 
+DRAW_PENDING_JS = """() => {
+    const waiting = document.querySelector('.plot[data-pending]');
+    if (waiting) { waiting.scrollIntoView({block: 'center'}); return false; }
+    return true;
+}"""
+
+
+def draw_pending(page) -> None:
+    """Scroll each plot whose update waits for it to come into view into view until none waits."""
+    page.wait_for_function(DRAW_PENDING_JS)
+
+
 def snapshot(page, plot_id: str) -> str | None:
+    """What the plot shows now (after drawing any update that waited for it to come into view)."""
+    page.wait_for_function(f"(id) => ({_SNAPSHOT_JS})(id) !== '{PENDING}'", arg=plot_id)
     return page.evaluate(_SNAPSHOT_JS, plot_id)
 
 
@@ -32,7 +51,10 @@ def wait_for_plot(page, plot_id: str) -> None:
 
 def wait_for_data_change(page, plot_id: str, before: str) -> None:
     """Wait until the drawn data differs from ``before`` (a ``snapshot``)."""
-    page.wait_for_function(f"([id, before]) => ({_SNAPSHOT_JS})(id) !== before", arg=[plot_id, before])
+    page.wait_for_function(
+        f"([id, before]) => {{ const now = ({_SNAPSHOT_JS})(id); return now !== before && now !== '{PENDING}'; }}",
+        arg=[plot_id, before],
+    )
 
 
 def nudge_slider(page, name: str, key: str = "ArrowRight", times: int = 1) -> None:

@@ -9,6 +9,7 @@ from axe_playwright_python.sync_playwright import Axe
 
 from app.main import create_app  # noqa: F401
 from app.web.views import discover
+from tests.browser.helpers import DRAW_PENDING_JS, draw_pending
 
 VIEWS = discover()
 NAMES = [view.name for view in VIEWS]
@@ -40,10 +41,15 @@ def change_a_control(page) -> None:
 
 
 def settle(page, previous_snapshot=None) -> str:
+    """Every plot's drawn data once the page is idle; plots whose update waited for them to come
+    into view are scrolled to first."""
     page.wait_for_function(ALL_PLOTS_DRAWN)
     if previous_snapshot is not None:
-        page.wait_for_function(f"(before) => ({SNAPSHOT_ALL})() !== before", arg=previous_snapshot)
+        page.wait_for_function(
+            f"(before) => ({DRAW_PENDING_JS})() && ({SNAPSHOT_ALL})() !== before", arg=previous_snapshot
+        )
     page.wait_for_function("() => !document.querySelector('.figures.is-busy')")
+    draw_pending(page)
     return page.evaluate(SNAPSHOT_ALL)
 
 

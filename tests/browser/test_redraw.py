@@ -6,6 +6,8 @@ change would lag by the sum of them.  Redraws are counted with Plotly's own plot
 
 import pytest
 
+from tests.browser.helpers import draw_pending
+
 pytestmark = pytest.mark.browser
 
 COUNT_REDRAWS_JS = """() => {
@@ -42,11 +44,32 @@ def test_switching_the_position_kind_leaves_the_no_position_plot_alone(page, bas
     page.wait_for_function("() => ['plot-none', 'plot-with', 'plot-scores'].every((id) => document.getElementById(id)?._fullData)")
     page.evaluate(COUNT_REDRAWS_JS)
     page.select_option('select[data-param="position"]', "rope")
+    draw_pending(page)
     page.wait_for_function("() => window.__redraws['plot-with'] >= 1 && window.__redraws['plot-scores'] >= 1")
     page.wait_for_timeout(300)  # time for a stray redraw of plot-none to show up
     redraws = page.evaluate("window.__redraws")
     assert redraws["plot-none"] == 0, redraws
     assert "rope" in page.locator("#plot-with .gtitle").text_content().lower()
+
+
+def test_a_plot_out_of_view_is_updated_when_it_comes_into_view(page, base_url):
+    # /why stacks three plots; in a 1280 × 900 window the third (plot-scores) starts ~1500 px down.
+    page.goto(f"{base_url}/why")
+    page.wait_for_function("() => ['plot-none', 'plot-with', 'plot-scores'].every((id) => document.getElementById(id)?._fullData)")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    top = page.evaluate("() => document.getElementById('plot-scores').getBoundingClientRect().top")
+    assert top > 900 + 200, "plot-scores should start below the window and its 200 px margin"
+    page.evaluate(COUNT_REDRAWS_JS)
+    before = page.evaluate("() => document.querySelector('#plot-scores .gtitle').textContent")
+    page.select_option('select[data-param="position"]', "rope")
+    page.wait_for_function("() => document.getElementById('plot-scores').dataset.pending !== undefined")
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.__redraws['plot-scores']") == 0  # not drawn while out of view
+    assert page.evaluate("() => document.querySelector('#plot-scores .gtitle').textContent") == before
+
+    page.locator("#plot-scores").scroll_into_view_if_needed()
+    page.wait_for_function("() => window.__redraws['plot-scores'] >= 1 && document.getElementById('plot-scores').dataset.pending === undefined")
+    assert page.evaluate("() => document.querySelector('#plot-scores .gtitle').textContent") != before
 
 
 def test_a_view_too_large_to_embed_is_fetched_and_drawn(page, base_url):

@@ -5,6 +5,7 @@
 // HTML) and after every change.
 
 import { LatestRequest } from "./api.js";
+import { flushAll } from "./plot.js";
 import { History, formatValue, parseValue, queryFromState, stateFromQuery, withQuery } from "./url-state.js";
 
 const BUSY_DELAY_MS = 150;
@@ -231,7 +232,8 @@ export function startPage({ draw }) {
     return parts.join("_").replace(/[^A-Za-z0-9_.+-]/g, "");
   }
 
-  function exportImages(format) {
+  async function exportImages(format) {
+    await flushAll();
     const plots = [...document.querySelectorAll(".plot")].filter((el) => el.data);
     plots.forEach((el, i) => {
       const suffix = plots.length > 1 ? `_${el.id.replace(/^plot-?/, "") || i}` : "";

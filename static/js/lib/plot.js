@@ -72,10 +72,34 @@ function numberCount(value, budget) {
   return 0;
 }
 
-/** Draw or update a plot; skipped when the figure equals the one already drawn there.  Returns a promise. */
-export function draw(el, traces, layout = {}) {
-  if (typeof el === "string") el = document.getElementById(el);
-  const fullLayout = merge(baseLayout(), layout);
+// A plot that has been drawn and is now outside the window is not redrawn at once: its newest
+// figure waits, and is drawn when the plot comes within OFFSCREEN_MARGIN of the window.  Most
+// pages show one plot at a time and stack the rest below, so a slider redraws the plot in view,
+// not all of them (each Plotly redraw costs 20–60 ms here).  A waiting plot carries
+// data-pending; printing and image export draw every waiting plot first.
+const OFFSCREEN_MARGIN = "200px 0px";
+const pending = new Map(); // element → {traces, layout}
+const inView = new WeakMap(); // element → last IntersectionObserver verdict
+let observer = null;
+
+function watch(el) {
+  if (typeof IntersectionObserver === "undefined") return;
+  if (observer === null) {
+    observer = new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          inView.set(entry.target, entry.isIntersecting);
+          if (entry.isIntersecting) flush(entry.target);
+        }
+      },
+      { rootMargin: OFFSCREEN_MARGIN },
+    );
+    window.addEventListener("beforeprint", () => flushAll());
+  }
+  observer.observe(el);
+}
+
+function render(el, traces, fullLayout) {
   let key = null;
   if (numberCount(traces, COMPARE_LIMIT / 8) <= COMPARE_LIMIT / 8) {
     key = JSON.stringify([traces, fullLayout]);
@@ -84,7 +108,41 @@ export function draw(el, traces, layout = {}) {
   }
   if (key === null) lastFigure.delete(el);
   else lastFigure.set(el, key);
-  return Plotly.react(el, traces, fullLayout, CONFIG);
+  const first = !el.data;
+  const drawn = Plotly.react(el, traces, fullLayout, CONFIG);
+  if (first) watch(el);
+  return drawn;
+}
+
+function flush(el) {
+  const job = pending.get(el);
+  if (!job) return Promise.resolve(el);
+  pending.delete(el);
+  return Promise.resolve(render(el, job.traces, job.layout)).finally(() => {
+    if (!pending.has(el)) delete el.dataset.pending;
+  });
+}
+
+/** Draw every plot still waiting to come into view (before an export or printing). */
+export function flushAll() {
+  return Promise.all([...pending.keys()].map(flush));
+}
+
+/**
+ * Draw or update a plot; skipped when the figure equals the one already drawn there, and put
+ * off while the plot is out of view (see above).  Returns a promise.
+ */
+export function draw(el, traces, layout = {}) {
+  if (typeof el === "string") el = document.getElementById(el);
+  const fullLayout = merge(baseLayout(), layout);
+  if (el.data && inView.get(el) === false) {
+    pending.set(el, { traces, layout: fullLayout });
+    el.dataset.pending = "";
+    return Promise.resolve(el);
+  }
+  pending.delete(el);
+  delete el.dataset.pending;
+  return render(el, traces, fullLayout);
 }
 
 /**
