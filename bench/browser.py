@@ -10,7 +10,10 @@ starts from the defaults; one unrecorded warm-up move precedes each slider's mea
 Latency of one move = (time of the last ``plotly_afterplot`` of the redraw) − (``performance.now()``
 taken just before ``input.dispatchEvent``), both read in the page.  A redraw is over when no
 plot has fired ``plotly_afterplot`` for ``QUIET_MS``.  Pages with several plots therefore count
-until every plot that redraws has finished, which is what the reader sees.
+until every plot that redraws has finished, which is what the reader sees.  The window is
+1280 × 900 and the page's first plot is scrolled into view if it is not (the calculator's sits
+below its table); plots out of view are redrawn when they come into view (static/js/lib/plot.js),
+so a move counts the plots a reader sees.
 
 Bytes per update: Chromium's encoded response body size of each ``/api/`` request the moves
 caused (gzip when the server compressed it), from ``request.sizes()``.
@@ -156,6 +159,14 @@ def launch(playwright):
     return playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
 
 
+FIRST_PLOT_IN_VIEW_JS = """() => {
+  const plot = document.querySelector('.js-plotly-plot');
+  if (!plot) return;
+  const box = plot.getBoundingClientRect();
+  if (box.top >= innerHeight || box.bottom <= 0) plot.scrollIntoView({block: 'end'});
+}"""
+
+
 def _open(browser, url: str):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
@@ -167,6 +178,7 @@ def _open(browser, url: str):
     page.goto(url, wait_until="load")
     page.wait_for_function(READY_JS, timeout=30000)
     page.wait_for_load_state("networkidle")
+    page.evaluate(FIRST_PLOT_IN_VIEW_JS)
     page.evaluate(INSTRUMENT_JS)
     return context, page, api_requests
 
