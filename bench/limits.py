@@ -58,6 +58,11 @@ class Case:
         return self.path + ("?" + query if query else "")
 
     @property
+    def headers(self) -> dict[str, str]:
+        """What a browser (page) or a script (twin) sends; no compression, so the size is the body's."""
+        return {"accept": "text/html" if self.page else "application/json", "accept-encoding": "identity"}
+
+    @property
     def body(self) -> bytes | None:
         return json.dumps(self.values).encode() if self.method == "POST" else None
 
@@ -319,26 +324,27 @@ def all_cases(app, max_variants: int = MAX_VARIANTS) -> dict[str, list[Case]]:
 
 
 def send(client, case: Case):
-    headers = {"accept": "text/html" if case.page else "application/json", "accept-encoding": "identity"}
+    headers = case.headers
     if case.method == "POST":
         return client.post(case.url, content=case.body, headers={**headers, "content-type": "application/json"})
     return client.get(case.url, headers=headers)
 
 
-def _asgi_send(caller, loop, case: Case):
-    """One request straight into the ASGI app (``bench.asgi.Caller``): no socket and no HTTP
-    client, so CPU time is the server's alone.  The URL is built before the clock starts."""
-    url, body = case.url, case.body or b""
-    headers = {"accept": "text/html" if case.page else "application/json", "accept-encoding": "identity"}
+def asgi_request(caller, loop, case: Case):
+    """A function sending ``case`` straight into the ASGI app (``bench.asgi.Caller``): no socket and
+    no HTTP client, so CPU time is the server's alone.  The URL is built before the clock starts."""
+    url, body, headers = case.url, case.body or b"", case.headers
+
     def run():
         return loop.run_until_complete(caller.request(case.method, url, body, headers))
+
     return run
 
 
 def measure(caller, loop, case: Case, repeats: int = 5) -> Measurement:
     """Cold medians of wall and CPU time (untraced runs), then one traced run for peak memory.
     CPU time is the process's (``time.process_time``), so work in the threadpool counts too."""
-    request = _asgi_send(caller, loop, case)
+    request = asgi_request(caller, loop, case)
     walls, cpus = [], []
     status = size = 0
     for _ in range(repeats):
