@@ -11,13 +11,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Callable, Literal, TypeVar
 
-from pydantic import Field, ValidationInfo, create_model, field_validator, model_validator
+from pydantic import Field, ValidationError, create_model, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from app.core import scaling
 from app.web.params import UI, Params
+from app.web.rules import Bound, Require
 
 MAX_LENGTH = 1 << 27
 RopeType = Literal["default", "linear", "dynamic", "yarn", "longrope", "llama3", "ntk"]
+
+
+def per_pair(name: str) -> Require:
+    return Require(
+        f"len({name}) == int(head_dim * partial_rotary_factor) // 2",
+        f"{name} needs one value per rotated pair: {{int(head_dim * partial_rotary_factor) // 2}} values (got {{len({name})}})",
+        when="rope_type == 'longrope'",
+    )
 
 
 def scaling_fields(hidden: bool) -> dict[str, Any]:
@@ -39,6 +49,11 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
             RopeType,
             Field(description="Scaling method: a transformers rope_type, or 'ntk' for the static NTK-aware base change."),
             ui("Scaling method (rope_type)"),
+            Require(
+                "rope_type not in ('dynamic', 'ntk') or int(head_dim * partial_rotary_factor) > 2",
+                "rope_type '{rope_type}' raises the base to the power r/(r−2), so the rotary dimension must be above 2 "
+                "(it is {int(head_dim * partial_rotary_factor)})",
+            ),
         ],
         "factor": Annotated[
             float,
@@ -72,6 +87,11 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
         "beta_slow": Annotated[
             float, Field(ge=0, le=1e6, allow_inf_nan=False, description="YaRN α: turns over L0 below which a pair is divided by s (0 = 1)."),
             ui("beta_slow", kind="number"),
+            Require(
+                "(beta_slow or 1) <= (beta_fast or 32)",
+                "beta_slow ({beta_slow or 1}) must not exceed beta_fast ({beta_fast or 32}); 0 means the defaults 1 and 32",
+                when="rope_type == 'yarn'",
+            ),
         ],
         "mscale": Annotated[
             float, Field(ge=0, le=1000, allow_inf_nan=False, description="YaRN mscale (used only together with mscale_all_dim)."),
@@ -89,9 +109,10 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
         "high_freq_factor": Annotated[
             float, Field(gt=0, le=1e4, allow_inf_nan=False, description="llama3: wavelengths below L0/high_freq_factor are kept."),
             ui("high_freq_factor", kind="number", step=0.5),
+            Bound(gt="low_freq_factor", when="rope_type == 'llama3'", why="above low_freq_factor = {low_freq_factor}"),
         ],
-        "short_factor": Annotated[factor_list, ui("short_factor", kind="list", help="LongRoPE, one value per pair.")],
-        "long_factor": Annotated[factor_list, ui("long_factor", kind="list", help="LongRoPE, one value per pair.")],
+        "short_factor": Annotated[factor_list, ui("short_factor", kind="list", help="LongRoPE, one value per pair."), per_pair("short_factor")],
+        "long_factor": Annotated[factor_list, ui("long_factor", kind="list", help="LongRoPE, one value per pair."), per_pair("long_factor")],
     }
 
 
@@ -135,49 +156,31 @@ def with_method_fields(types: dict[str, Any]) -> Callable[[type[M]], type[M]]:
 
 
 class ScalingChecks(Params):
-    """Cross-field rules of the scaling fields, each on the later field so a 422 names it."""
-
-    @field_validator("rope_type", check_fields=False)
-    @classmethod
-    def _rotary_for_ntk(cls, value: str, info: ValidationInfo) -> str:
-        head_dim, prf = info.data.get("head_dim"), info.data.get("partial_rotary_factor")
-        if value in ("dynamic", "ntk") and head_dim is not None and prf is not None and int(head_dim * prf) <= 2:
-            raise ValueError(
-                f"rope_type '{value}' raises the base to the power r/(r−2), so the rotary dimension must be above 2 "
-                f"(got {int(head_dim * prf)})"
-            )
-        return value
-
-    @field_validator("beta_slow", check_fields=False)
-    @classmethod
-    def _betas(cls, value: float, info: ValidationInfo) -> float:
-        fast = info.data.get("beta_fast")
-        if info.data.get("rope_type") == "yarn" and fast is not None and (fast or 32) < (value or 1):
-            raise ValueError(f"beta_slow ({value or 1:g}) must not exceed beta_fast ({fast or 32:g})")
-        return value
-
-    @field_validator("high_freq_factor", check_fields=False)
-    @classmethod
-    def _bands(cls, value: float, info: ValidationInfo) -> float:
-        low = info.data.get("low_freq_factor")
-        if info.data.get("rope_type") == "llama3" and low is not None and value <= low:
-            raise ValueError(f"high_freq_factor ({value:g}) must be greater than low_freq_factor ({low:g})")
-        return value
-
-    @field_validator("short_factor", "long_factor", check_fields=False)
-    @classmethod
-    def _per_pair(cls, value: tuple[float, ...], info: ValidationInfo) -> tuple[float, ...]:
-        head_dim, prf = info.data.get("head_dim"), info.data.get("partial_rotary_factor")
-        if info.data.get("rope_type") == "longrope" and head_dim is not None and prf is not None:
-            pairs = int(head_dim * prf) // 2
-            if len(value) != pairs:
-                raise ValueError(f"{info.field_name} needs one value per rotated pair: {pairs} values (got {len(value)})")
-        return value
+    """The whole configuration checked as transformers would read it (``scaling.validate``), its
+    error located at the field it names.  The rules a control can run into are also declared on
+    the fields (:func:`scaling_fields`), so the page knows them before it asks."""
 
     @model_validator(mode="after")
     def _whole_config(self):
-        scaling.validate(rope_config_of(self), self.seq_len or None)  # ScalingError is a ValueError
+        try:
+            scaling.validate(rope_config_of(self), self.seq_len or None)
+        except scaling.ScalingError as error:
+            name = QUERY_NAMES.get(error.field, error.field)
+            raise ValidationError.from_exception_data(
+                type(self).__name__,
+                [
+                    InitErrorDetails(
+                        type=PydanticCustomError("rule", "{message}", {"message": error.message}),
+                        loc=(name,) if name in type(self).model_fields else (),
+                        input=getattr(self, name, None),
+                    )
+                ],
+            ) from None
         return self
+
+
+# HF's names of the fields whose query name differs.
+QUERY_NAMES = {"rope_theta": "base"}
 
 
 def rope_config_of(params: Any, rope_type: str | None = None, **overrides: Any) -> scaling.RopeConfig:

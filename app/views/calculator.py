@@ -7,7 +7,7 @@ import math
 import numpy as np
 from typing import Annotated, Any
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from app.core import men_table
 from app.core.calculator import dynamic_ntk_base, llama3_band_counts, margin_curve, men_base_bound, men_bound_source, men_live_limit
@@ -15,6 +15,7 @@ from app.core.rope import block_partition
 from app.core.scaling import get_mscale, longrope_attention, ntk_base
 from app.web.fields import Base, HeadDim
 from app.web.params import UI, Params
+from app.web.rules import Bound
 from app.web.views import View, register
 
 MAX_LENGTH = 1 << 24
@@ -41,15 +42,8 @@ class CalculatorParams(Params):
     high_freq_factor: Annotated[
         float, Field(gt=0, le=1e4, allow_inf_nan=False, description="Llama 3.1 high_freq_factor (greater than low_freq_factor)."),
         UI("high_freq_factor", kind="number", step=0.5),
+        Bound(gt="low_freq_factor", why="above low_freq_factor = {low_freq_factor}"),
     ] = 4.0
-
-    @field_validator("high_freq_factor")
-    @classmethod
-    def _above_low(cls, value: float, info: ValidationInfo) -> float:
-        low = info.data.get("low_freq_factor")
-        if low is not None and value <= low:
-            raise ValueError(f"high_freq_factor ({value:g}) must be greater than low_freq_factor ({low:g})")
-        return value
 
 
 def _men(head_dim: int, length: int) -> tuple[dict | None, str | None]:

@@ -15,24 +15,23 @@ from app.core.scores import content_vectors, score_matrix
 from app.core.sinusoidal import sinusoidal_table
 from app.settings import MAX_CURVE_COLUMNS
 from app.views.relative import (
+    EXISTING_HEAD,
     Bidirectional,
-    ExistingHead,
     MaxDistance,
     MaxRelativePosition,
     NumBuckets,
-    T5Checks,
     penalty_distances,
     t5_bucket_bias,
 )
 from app.web.fields import Base, Seed
-from app.web.params import UI
+from app.web.params import UI, Params
 from app.web.views import View, register
 
 FAMILIES: tuple[str, ...] = ("rope", "sinusoidal", "t5", "alibi", "shaw", "nope")
 SECOND_ANCHOR = 97  # the sinusoid's dot products are also taken from position M + 97
 
 
-class CompareParams(T5Checks, ExistingHead):
+class CompareParams(Params):
     max_offset: Annotated[
         int,
         Field(ge=1, le=2048, description="Offsets Δ = key − query from −max_offset to max_offset."),
@@ -48,7 +47,10 @@ class CompareParams(T5Checks, ExistingHead):
         int, Field(ge=1, le=64, description="ALiBi heads (one slope each)."), UI("Heads (ALiBi)")
     ] = 8
     head: Annotated[
-        int, Field(ge=0, le=63, description="ALiBi head drawn in the heatmap (0-based, < num_heads)."), UI("Head in heatmap (ALiBi)")
+        int,
+        Field(ge=0, le=63, description="ALiBi head drawn in the heatmap (0-based, < num_heads)."),
+        UI("Head in heatmap (ALiBi)"),
+        EXISTING_HEAD,
     ] = 0
     bidirectional: Bidirectional = True
     num_buckets: NumBuckets = 32

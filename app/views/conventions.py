@@ -11,14 +11,14 @@ from pydantic import Field
 from app.core.frequencies import inverse_frequencies, rotary_dim
 from app.core.rope import interleaved_to_half, pair_index, rotate
 from app.core.scores import content_vectors
-from app.web.fields import Base, EvenRotaryDim, PartialRotaryFactor, Seed
-from app.web.params import UI
+from app.web.fields import Base, PartialRotaryFactor, Seed
+from app.web.params import UI, Params
 from app.web.views import View, register
 
 MAX_LEN = 64
 
 
-class ConventionsParams(EvenRotaryDim):
+class ConventionsParams(Params):
     head_dim: Annotated[
         int,
         Field(ge=2, le=128, multiple_of=2, description="Dimension of one attention head (even, at most 128 here so the wiring stays readable)."),

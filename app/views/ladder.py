@@ -21,7 +21,7 @@ from app.core.frequencies import inverse_frequencies, rotary_dim, turns_within, 
 from app.core.hf_config import rope_config_from_hf
 from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
 from app.web import errors
-from app.web.fields import Base, EvenRotaryDim, HeadDim, PartialRotaryFactor
+from app.web.fields import Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI
 from app.web.responses import JSONBytes, dumps
 from app.web.views import View, register
@@ -30,7 +30,7 @@ _F = scaling_fields(hidden=True)
 
 
 @with_method_fields(_F)
-class LadderParams(ScalingChecks, EvenRotaryDim):
+class LadderParams(ScalingChecks):
     head_dim: HeadDim = 64
     base: Base = 10000.0
     partial_rotary_factor: PartialRotaryFactor = 1.0

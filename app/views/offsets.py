@@ -6,7 +6,7 @@ import math
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from app.core.frequencies import inverse_frequencies
 from app.core.offsets import log_columns, mean_and_std, record_returns
@@ -15,6 +15,7 @@ from app.core.scores import content_vectors
 from app.settings import MAX_CURVE_COLUMNS
 from app.web.fields import HeadDim, Seed
 from app.web.params import UI, Params
+from app.web.rules import Bound
 from app.web.views import View, register
 
 MAX_OFFSET = 262_144
@@ -37,6 +38,7 @@ class OffsetsParams(Params):
         int,
         Field(ge=16, le=MAX_OFFSET, description="Largest offset Δ; every Δ in 0 … max_offset is computed."),
         UI("Largest offset", kind="log", unit="tokens"),
+        Bound(le=f"{BUDGET} // (head_dim // 2 * len(bases))", why=f"max_offset × head_dim/2 × number of bases is at most {BUDGET}"),
     ] = 131072
     content: Annotated[
         Literal["constant", "random"],
@@ -51,6 +53,11 @@ class OffsetsParams(Params):
         int,
         Field(ge=1, le=64, description="Number of random (q, k) draws, seeds seed … seed + seeds − 1 (random content only)."),
         UI("Random draws"),
+        Bound(
+            le=f"{BUDGET} // (max_offset * (head_dim // 2) * len(bases))",
+            when="content == 'random'",
+            why=f"max_offset × head_dim/2 × number of bases × draws is at most {BUDGET}",
+        ),
     ] = 4
     drop_percent: Annotated[
         float,
@@ -67,6 +74,7 @@ class OffsetsParams(Params):
         int,
         Field(ge=0, le=511, description="Pair j whose near-returns are marked (θ_j of the first base)."),
         UI("Mark returns of hand j"),
+        Bound(le="head_dim // 2 - 1", why="the head has head_dim/2 = {head_dim // 2} pairs, numbered from 0"),
     ] = 0
     columns: Annotated[
         int,
@@ -78,38 +86,6 @@ class OffsetsParams(Params):
         Field(description="Column widths for a logarithmic offset axis (from Δ = 1) or a linear one (from Δ = 0)."),
         UI("Offset axis"),
     ] = "log"
-
-    @field_validator("max_offset")
-    @classmethod
-    def _within_budget(cls, value: int, info: ValidationInfo) -> int:
-        head_dim, bases = info.data.get("head_dim"), info.data.get("bases")
-        if head_dim is not None and bases is not None and value * (head_dim // 2) * len(bases) > BUDGET:
-            raise ValueError(
-                f"max_offset × head_dim/2 × number of bases must be at most {BUDGET} "
-                f"(got {value} × {head_dim // 2} × {len(bases)}); lower one of them"
-            )
-        return value
-
-    @field_validator("seeds")
-    @classmethod
-    def _seeds_within_budget(cls, value: int, info: ValidationInfo) -> int:
-        head_dim, bases, max_offset = info.data.get("head_dim"), info.data.get("bases"), info.data.get("max_offset")
-        if info.data.get("content") != "random" or None in (head_dim, bases, max_offset):
-            return value
-        if max_offset * (head_dim // 2) * len(bases) * value > BUDGET:
-            raise ValueError(
-                f"with random content max_offset × head_dim/2 × number of bases × seeds must be at most {BUDGET} "
-                f"(got {max_offset} × {head_dim // 2} × {len(bases)} × {value})"
-            )
-        return value
-
-    @field_validator("hand")
-    @classmethod
-    def _hand_exists(cls, value: int, info: ValidationInfo) -> int:
-        head_dim = info.data.get("head_dim")
-        if head_dim is not None and value >= head_dim // 2:
-            raise ValueError(f"hand must be below head_dim/2 = {head_dim // 2} (got {value})")
-        return value
 
 
 def kept_pairs(head_dim: int, drop_percent: float) -> int:

@@ -7,14 +7,15 @@ from typing import Annotated, Any
 
 import numpy as np
 import orjson
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from app.core import precision
 from app.core.frequencies import rotary_dim
 from app.core.rope import block_partition
 from app.core.scaling import base_inv_freq
-from app.web.fields import Base, EvenRotaryDim, HeadDim, PartialRotaryFactor
-from app.web.params import UI
+from app.web.fields import Base, HeadDim, PartialRotaryFactor
+from app.web.params import UI, Params
+from app.web.rules import Bound
 from app.web.views import View, register
 
 # Work budget: positions × pairs.  The per-column maxima are exact at every position, at about
@@ -26,7 +27,7 @@ COLUMNS = 600
 COLLISION_LIMIT = (1 << 24) + 1
 
 
-class PrecisionParams(EvenRotaryDim):
+class PrecisionParams(Params):
     head_dim: HeadDim = 128
     base: Base = 500000.0
     partial_rotary_factor: PartialRotaryFactor = 1.0
@@ -48,26 +49,13 @@ class PrecisionParams(EvenRotaryDim):
             description="Pair indices to examine (at most 4, each below r/2, and at most 524288 / seq_len of them).",
         ),
         UI("Pairs", kind="list", help="Up to 4 pair indices, comma-separated; 0 is the fastest pair."),
+        Bound(le="int(head_dim * partial_rotary_factor) // 2 - 1", each=True, why="pairs are numbered from 0 below r/2"),
+        Bound(
+            le=f"{MAX_POSITION_PAIRS} // seq_len",
+            length=True,
+            why=f"seq_len × number of pairs is at most {MAX_POSITION_PAIRS}",
+        ),
     ] = (0, 16, 40, 63)
-
-    @field_validator("pairs")
-    @classmethod
-    def _pairs_exist(cls, value: tuple[int, ...], info: ValidationInfo) -> tuple[int, ...]:
-        head_dim, prf = info.data.get("head_dim"), info.data.get("partial_rotary_factor")
-        if head_dim is not None and prf is not None:
-            count = int(head_dim * prf) // 2
-            bad = [j for j in value if j >= count]
-            if bad:
-                raise ValueError(f"pair {bad[0]} does not exist: there are {count} pairs (0 … {count - 1})")
-        seq_len = info.data.get("seq_len")
-        if seq_len is not None and seq_len * len(value) > MAX_POSITION_PAIRS:
-            most = MAX_POSITION_PAIRS // seq_len
-            raise ValueError(
-                f"{len(value)} pairs × {seq_len} positions is more than {MAX_POSITION_PAIRS} (position, pair) "
-                f"evaluations: choose at most {most} pair{'s' if most > 1 else ''} at this length, or a length of at most "
-                f"{MAX_POSITION_PAIRS // len(value)}"
-            )
-        return value
 
 
 # Memoised: the CSV route computes the result a second time after the JSON twin's cache lookup.

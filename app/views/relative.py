@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 from fastapi import APIRouter
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from app.core.relative import (
     alibi_bias,
@@ -26,6 +26,7 @@ from app.core.relative import (
 from app.web.csv_format import Columns
 from app.web.fields import Seed
 from app.web.params import UI, Params
+from app.web.rules import Bound, Require
 from app.web.routing import api_operation
 from app.web.views import View, register
 
@@ -43,7 +44,10 @@ QueryLen = Annotated[
     UI("Queries (Shaw)"),
 ]
 KeyLen = Annotated[
-    int, Field(ge=1, le=MAX_LEN, description="Number of key positions (at least query_len)."), UI("Keys (Shaw)")
+    int,
+    Field(ge=1, le=MAX_LEN, description="Number of key positions (at least query_len)."),
+    UI("Keys (Shaw)"),
+    Bound(ge="query_len", why="the queries are the last query_len keys"),
 ]
 MaxRelativePosition = Annotated[
     int,
@@ -59,12 +63,19 @@ NumBuckets = Annotated[
     int,
     Field(ge=2, le=256, description="Number of T5 buckets: at least 4 when bidirectional, 2 when causal."),
     UI("Buckets (T5)"),
+    Bound(ge="4", when="bidirectional", why="half of the buckets go to each side"),
 ]
 MaxDistance = Annotated[
     int,
     Field(ge=2, le=1_000_000, description="Distance at which T5's logarithmic buckets end; farther offsets share the last bucket."),
     UI("Max distance (T5)", kind="log"),
+    Bound(
+        gt="(num_buckets // 2 if bidirectional else num_buckets) // 2",
+        why="the logarithmic buckets start at max_exact = num_buckets/4 (bidirectional) or num_buckets/2",
+    ),
 ]
+# The ALiBi head shown must exist (after num_heads in every model that has it).
+EXISTING_HEAD = Bound(le="num_heads - 1", why="heads are numbered from 0 below num_heads")
 MaxOffset = Annotated[
     int,
     Field(ge=1, le=MAX_OFFSET, description="Offsets −max_offset … max_offset are listed (key minus query)."),
@@ -85,56 +96,7 @@ AlibiForm = Annotated[
 ]
 
 
-def _check_t5(info: ValidationInfo, num_buckets: int | None, max_distance: int | None) -> None:
-    bidirectional = info.data.get("bidirectional", True)
-    if num_buckets is not None and bidirectional and num_buckets < 4:
-        raise ValueError("with bidirectional=true num_buckets must be at least 4 (half of the buckets per side)")
-    if num_buckets is not None and max_distance is not None:
-        exact = t5_exact_limit(num_buckets, bidirectional)
-        if max_distance <= exact:
-            raise ValueError(
-                f"max_distance must be greater than {exact}, the distance where the logarithmic buckets start "
-                f"(max_exact for num_buckets={num_buckets}, bidirectional={str(bidirectional).lower()})"
-            )
-
-
-class T5Checks(Params):
-    """T5's cross-field rules for models with ``bidirectional``, ``num_buckets`` and ``max_distance``
-    in that order (T5Params, RelativeParams, CompareParams)."""
-
-    @field_validator("num_buckets", check_fields=False)
-    @classmethod
-    def _enough_buckets(cls, value: int, info: ValidationInfo) -> int:
-        _check_t5(info, value, None)
-        return value
-
-    @field_validator("max_distance", check_fields=False)
-    @classmethod
-    def _beyond_exact(cls, value: int, info: ValidationInfo) -> int:
-        _check_t5(info, info.data.get("num_buckets"), value)
-        return value
-
-
-class ExistingHead(Params):
-    """The ALiBi head shown (``head``, after ``num_heads``) must exist (RelativeParams, CompareParams)."""
-
-    @field_validator("head", check_fields=False)
-    @classmethod
-    def _existing_head(cls, value: int, info: ValidationInfo) -> int:
-        heads = info.data.get("num_heads")
-        if heads is not None and value >= heads:
-            raise ValueError(f"head must be below num_heads ({heads}); heads are numbered from 0")
-        return value
-
-
-def _check_keys(key_len: int, info: ValidationInfo) -> int:
-    query_len = info.data.get("query_len")
-    if query_len is not None and key_len < query_len:
-        raise ValueError(f"key_len must be at least query_len ({query_len}); the queries are the last query_len keys")
-    return key_len
-
-
-class T5Params(T5Checks):
+class T5Params(Params):
     bidirectional: Bidirectional = True
     num_buckets: NumBuckets = 32
     max_distance: MaxDistance = 128
@@ -146,10 +108,6 @@ class ShawParams(Params):
     key_len: KeyLen = 16
     max_relative_position: MaxRelativePosition = 4
 
-    @field_validator("key_len")
-    @classmethod
-    def _keys_cover_queries(cls, value: int, info: ValidationInfo) -> int:
-        return _check_keys(value, info)
 
 
 class AlibiParams(Params):
@@ -161,22 +119,18 @@ class AlibiParams(Params):
             le=MAX_LEN,
             description="If given, also return the bias matrices (num_heads × seq_len × seq_len, at most 65536 cells).",
         ),
+        Require(
+            f"num_heads * seq_len * seq_len <= {MAX_BIAS_CELLS}",
+            f"num_heads × seq_len² must be at most {MAX_BIAS_CELLS} (got {{num_heads}} × {{seq_len}}²)",
+        ),
     ] = None
     form: AlibiForm = "paper"
-
-    @field_validator("seq_len")
-    @classmethod
-    def _bounded_cells(cls, value: int | None, info: ValidationInfo) -> int | None:
-        heads = info.data.get("num_heads")
-        if value is not None and heads is not None and heads * value * value > MAX_BIAS_CELLS:
-            raise ValueError(f"num_heads × seq_len² must be at most {MAX_BIAS_CELLS} (got {heads} × {value}²)")
-        return value
 
 
 # ---- the page and its twin ---------------------------------------------------------------------
 
 
-class RelativeParams(T5Checks, ExistingHead):
+class RelativeParams(Params):
     query_len: QueryLen = 12
     key_len: KeyLen = 16
     max_relative_position: MaxRelativePosition = 4
@@ -196,14 +150,13 @@ class RelativeParams(T5Checks, ExistingHead):
     ] = 0
     num_heads: NumHeads = 8
     head: Annotated[
-        int, Field(ge=0, le=MAX_HEADS - 1, description="Which head's ALiBi bias matrix to show (0-based, < num_heads)."), UI("Head shown (ALiBi)")
+        int,
+        Field(ge=0, le=MAX_HEADS - 1, description="Which head's ALiBi bias matrix to show (0-based, < num_heads)."),
+        UI("Head shown (ALiBi)"),
+        EXISTING_HEAD,
     ] = 0
     form: AlibiForm = "paper"
 
-    @field_validator("key_len")
-    @classmethod
-    def _keys_cover_queries(cls, value: int, info: ValidationInfo) -> int:
-        return _check_keys(value, info)
 
 
 def t5_part(bidirectional: bool, num_buckets: int, max_distance: int, max_offset: int) -> dict[str, Any]:

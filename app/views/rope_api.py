@@ -9,14 +9,15 @@ from typing import Annotated
 
 import numpy as np
 from fastapi import APIRouter
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 from starlette.responses import Response
 
 from app.core.frequencies import inverse_frequencies, rotary_dim
 from app.core.rope import rotate
 from app.web import errors
-from app.web.fields import Base, Pairing, PartialRotaryFactor
+from app.web.fields import Base, Pairing, RotaryFraction
 from app.web.params import Params
+from app.web.rules import Bound, Require
 from app.web.responses import JSONBytes, dumps
 
 router = APIRouter(tags=["Rotary"])
@@ -29,8 +30,16 @@ MAX_ROTATED_VALUES = 65536
 
 
 class RotateBody(Params):
-    q: Annotated[tuple[Component, ...], Field(min_length=2, max_length=1024, description="Query vector (even length).")]
-    k: Annotated[tuple[Component, ...], Field(min_length=2, max_length=1024, description="Key vector, same length as q.")]
+    q: Annotated[
+        tuple[Component, ...],
+        Field(min_length=2, max_length=1024, description="Query vector (even length)."),
+        Require("len(q) % 2 == 0", "length must be even (got {len(q)})"),
+    ]
+    k: Annotated[
+        tuple[Component, ...],
+        Field(min_length=2, max_length=1024, description="Key vector, same length as q."),
+        Require("len(k) == len(q)", "length must equal the length of q ({len(q)}), got {len(k)}"),
+    ]
     positions: Annotated[
         tuple[Position, ...],
         Field(
@@ -38,43 +47,19 @@ class RotateBody(Params):
             max_length=256,
             description=f"Positions at which to rotate q and k; len(positions) × len(q) ≤ {MAX_ROTATED_VALUES}.",
         ),
+        Bound(le=f"{MAX_ROTATED_VALUES} // len(q)", length=True, why=f"len(positions) × len(q) is at most {MAX_ROTATED_VALUES}"),
     ]
     base: Annotated[Base, Field(strict=True)] = 10000.0
     pairing: Pairing = "interleaved"
-    partial_rotary_factor: Annotated[PartialRotaryFactor, Field(strict=True)] = 1.0
-
-    @field_validator("q")
-    @classmethod
-    def _even(cls, value: tuple[float, ...]) -> tuple[float, ...]:
-        if len(value) % 2:
-            raise ValueError(f"length must be even (got {len(value)})")
-        return value
-
-    @field_validator("k")
-    @classmethod
-    def _same_length(cls, value: tuple[float, ...], info: ValidationInfo) -> tuple[float, ...]:
-        q = info.data.get("q")
-        if q is not None and len(q) != len(value):
-            raise ValueError(f"length must equal the length of q ({len(q)}), got {len(value)}")
-        return value
-
-    @field_validator("positions")
-    @classmethod
-    def _bounded_output(cls, value: tuple[int, ...], info: ValidationInfo) -> tuple[int, ...]:
-        q = info.data.get("q")
-        if q is not None and len(q) * len(value) > MAX_ROTATED_VALUES:
-            raise ValueError(
-                f"len(positions) × len(q) must be at most {MAX_ROTATED_VALUES} (got {len(value)} × {len(q)})"
-            )
-        return value
-
-    @field_validator("partial_rotary_factor")
-    @classmethod
-    def _even_rotary_dim(cls, value: float, info: ValidationInfo) -> float:
-        q = info.data.get("q")
-        if q is not None:
-            rotary_dim(len(q), value)
-        return value
+    partial_rotary_factor: Annotated[
+        RotaryFraction,
+        Field(strict=True),
+        Require(
+            "int(len(q) * partial_rotary_factor) % 2 == 0 and int(len(q) * partial_rotary_factor) >= 2",
+            "the rotary dimension int(len(q) × partial_rotary_factor) = {int(len(q) * partial_rotary_factor)} must be "
+            "even and at least 2",
+        ),
+    ] = 1.0
 
 
 @router.post(

@@ -6,7 +6,7 @@ import math
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
 from app.core.frequencies import inverse_frequencies
 from app.core.scores import content_vectors, diagonal_spread, score_matrix, theta_identity_errors
@@ -14,6 +14,7 @@ from app.settings import MAX_HEATMAP_CELLS
 from app.web.csv_format import Columns
 from app.web.fields import Base, Content, Pairing, Seed
 from app.web.params import UI, Params
+from app.web.rules import Bound
 from app.web.views import View, register
 
 MAX_SEQ_LEN = 131072
@@ -47,8 +48,16 @@ class ScoresParams(Params):
             f"{MAX_HEATMAP_CELLS} the matrix is averaged over blocks of consecutive positions.",
         ),
         UI("Sequence length L", kind="log"),
+        Bound(le=str(MAX_RANDOM_LEN), when="content == 'random'", why="random content is drawn at every position"),
     ] = 64
-    head_dim: ScoresHeadDim = 64
+    head_dim: Annotated[
+        ScoresHeadDim,
+        Bound(
+            le=f"{MAX_RANDOM_CELLS} // seq_len",
+            when="content == 'random'",
+            why=f"with random content seq_len × head_dim is at most {MAX_RANDOM_CELLS}",
+        ),
+    ] = 64
     base: Base = 10000.0
     pairing: Pairing = "interleaved"
     seed: Seed = 0
@@ -61,24 +70,6 @@ class ScoresParams(Params):
         ),
         UI("What if every θ_j were…", help="none: the real ladder · zero: θ = 0 · pi: θ = π"),
     ] = "none"
-
-    @field_validator("seq_len")
-    @classmethod
-    def _random_is_bounded(cls, value: int, info: ValidationInfo) -> int:
-        if info.data.get("content") == "random" and value > MAX_RANDOM_LEN:
-            raise ValueError(f"with random content seq_len must be at most {MAX_RANDOM_LEN} (got {value})")
-        return value
-
-    @field_validator("head_dim")
-    @classmethod
-    def _random_budget(cls, value: int, info: ValidationInfo) -> int:
-        seq_len = info.data.get("seq_len")
-        if info.data.get("content") == "random" and seq_len is not None and seq_len * value > MAX_RANDOM_CELLS:
-            raise ValueError(
-                f"with random content seq_len × head_dim must be at most {MAX_RANDOM_CELLS} "
-                f"(got {seq_len} × {value}); lower one of them"
-            )
-        return value
 
 
 def ladder(params: ScoresParams) -> np.ndarray:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, field_validator
 
 from app.core.sinusoidal import column_labels, sinusoid_frequencies, sinusoidal_table
 from app.settings import MAX_HEATMAP_CELLS
 from app.web.csv_format import Columns
 from app.web.fields import Base
 from app.web.params import UI, Display, Params
+from app.web.rules import Bound
 from app.web.views import View, register
 
 MAX_TABLE_CELLS = MAX_HEATMAP_CELLS * MAX_HEATMAP_CELLS
@@ -25,6 +26,7 @@ class SinusoidalParams(Params):
         int,
         Field(ge=1, le=1024, description="Model dimension d (columns); seq_len × dim ≤ 262144."),
         UI("Dimension d"),
+        Bound(le=f"{MAX_TABLE_CELLS} // seq_len", why=f"seq_len × dim is at most {MAX_TABLE_CELLS} cells"),
     ] = 64
     base: Base = 10000.0
     layout: Annotated[
@@ -39,14 +41,6 @@ class SinusoidalParams(Params):
     start: Annotated[
         int, Field(ge=0, le=10_000_000, description="First position: row p holds position start + p."), UI("First position", kind="log")
     ] = 0
-
-    @field_validator("dim")
-    @classmethod
-    def _bounded_cells(cls, value: int, info: ValidationInfo) -> int:
-        seq_len = info.data.get("seq_len")
-        if seq_len is not None and seq_len * value > MAX_TABLE_CELLS:
-            raise ValueError(f"seq_len × dim must be at most {MAX_TABLE_CELLS} cells (got {seq_len} × {value})")
-        return value
 
 
 class SinusoidalDisplay(Display):

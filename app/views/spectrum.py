@@ -22,7 +22,7 @@ from app.core.hf_config import rope_config_from_hf
 from app.core.presets import PRESETS
 from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
 from app.views.ladder import scaled_result, spectrum_query
-from app.web.fields import Base, EvenRotaryDim, HeadDim, PartialRotaryFactor
+from app.web.fields import Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Display
 from app.web.templating import templates
 from app.web.views import View, register
@@ -32,7 +32,7 @@ DENSE = 400
 
 
 @with_method_fields(_F)
-class SpectrumParams(ScalingChecks, EvenRotaryDim):
+class SpectrumParams(ScalingChecks):
     head_dim: HeadDim = 128
     base: Base = 10000.0
     partial_rotary_factor: PartialRotaryFactor = 1.0

@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, field_validator
 
 from app.core.attention import POSITIONS, encode_sentence, reorder, word_key
 from app.web.fields import Seed
 from app.web.params import UI, Display, Params
+from app.web.rules import Bound
 from app.web.views import View, register
 
 MAX_WORDS = 12
@@ -37,6 +38,7 @@ class WhyParams(Params):
         int,
         Field(ge=0, le=MAX_WORDS - 1, description="Which word of the sentence to inspect (0 = the first word)."),
         UI("Word to inspect", help="0 is the first word."),
+        Bound(le="words(sentence) - 1", why="the sentence has {words(sentence)} words, numbered from 0"),
     ] = 1
     reorder: Annotated[
         Literal["reverse", "swap_ends", "rotate", "shuffle"],
@@ -69,15 +71,6 @@ class WhyParams(Params):
             bad = [ch for ch in word if not (ch.isalnum() or ch in APOSTROPHES)]
             if bad:
                 raise ValueError(f"the word {word!r} contains {bad[0]!r}; use letters, digits and apostrophes only")
-        return value
-
-    @field_validator("word")
-    @classmethod
-    def _existing_word(cls, value: int, info: ValidationInfo) -> int:
-        sentence = info.data.get("sentence")
-        if sentence is not None and value >= len(split_sentence(sentence)):
-            count = len(split_sentence(sentence))
-            raise ValueError(f"word must be below the number of words in the sentence ({count}); 0 is the first word")
         return value
 
 

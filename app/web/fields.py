@@ -2,17 +2,17 @@
 
 URL = API = code: ``head_dim``, ``base``, ``seq_len``, ``pairing``, ``seed``, ``content`` …
 Defaults are set where a model uses a type, so each view can choose its own.  A rule that ties
-two of these fields together is a mixin here (:class:`EvenRotaryDim`).
+one of these to another field travels with its type (``PartialRotaryFactor`` reads ``head_dim``).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field
 
-from app.core.frequencies import rotary_dim
-from app.web.params import UI, Params
+from app.web.params import UI
+from app.web.rules import Require
 
 HeadDim = Annotated[
     int,
@@ -24,7 +24,7 @@ Base = Annotated[
     Field(gt=1, le=1e9, allow_inf_nan=False, description="RoPE / sinusoid base b (rope_theta): θ_j = b^(−2j/d)."),
     UI("Base b", kind="log", help="10 000 in the original papers; Llama 3 uses 500 000."),
 ]
-PartialRotaryFactor = Annotated[
+RotaryFraction = Annotated[
     float,
     Field(
         gt=0,
@@ -34,19 +34,17 @@ PartialRotaryFactor = Annotated[
     ),
     UI("Rotary fraction", step=0.05, help="GPT-NeoX rotates 25% of each head; most models rotate all of it."),
 ]
+# For models with a head_dim field: the rotary dimension r = int(head_dim · factor), as transformers
+# computes it, must give whole pairs.
+PartialRotaryFactor = Annotated[
+    RotaryFraction,
+    Require(
+        "int(head_dim * partial_rotary_factor) % 2 == 0 and int(head_dim * partial_rotary_factor) >= 2",
+        "the rotary dimension int(head_dim × partial_rotary_factor) = {int(head_dim * partial_rotary_factor)} "
+        "must be even and at least 2",
+    ),
+]
 
-
-class EvenRotaryDim(Params):
-    """Mixin for models with ``head_dim`` then ``partial_rotary_factor``: int(head_dim·factor) must
-    be even and at least 2, else a 422 on ``partial_rotary_factor``."""
-
-    @field_validator("partial_rotary_factor", check_fields=False)
-    @classmethod
-    def _even_rotary_dim(cls, value: float, info: ValidationInfo) -> float:
-        head_dim = info.data.get("head_dim")
-        if head_dim is not None:
-            rotary_dim(head_dim, value)  # raises ValueError naming the rule
-        return value
 
 Pairing = Annotated[
     Literal["interleaved", "half"],

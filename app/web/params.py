@@ -12,7 +12,10 @@ import functools
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from app.web.rules import RuleError, describe, reads, rules_of, violations
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -34,10 +37,44 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
 
 
 class Params(BaseModel):
-    """Parameters of one computation: frozen (hashable, memoisable) and strict about names."""
+    """Parameters of one computation: frozen (hashable, memoisable) and strict about names.
 
-    # validate_default: cross-field rules on a later field also run when that field keeps its default.
+    Rules that tie a field to others (``app.web.rules``: ``Bound``, ``Require`` in the field's
+    ``Annotated`` metadata) are checked here after every field is valid on its own; a broken rule
+    is an error located at the field that carries it, and each rule is appended to its field's
+    description, so the OpenAPI document states it.
+    """
+
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        changed = False
+        for name, rule in rules_of(cls):
+            unknown = reads(rule) - set(cls.model_fields)
+            if unknown:
+                raise RuleError(f"{cls.__name__}.{name}: a rule reads {sorted(unknown)}, which the model does not have")
+            field = cls.model_fields[name]
+            line = describe(rule)
+            if line not in (field.description or ""):
+                field.description = f"{field.description or ''} {line}".strip()
+                changed = True
+        if changed:
+            cls.model_rebuild(force=True)
+
+    @model_validator(mode="after")
+    def _check_rules(self) -> "Params":
+        broken = violations(type(self), self.__dict__)
+        if broken:
+            raise ValidationError.from_exception_data(
+                type(self).__name__,
+                [
+                    InitErrorDetails(type=PydanticCustomError("rule", "{message}", {"message": message}), loc=(name,), input=value)
+                    for name, message, value in broken
+                ],
+            )
+        return self
 
 
 class Display(Params):

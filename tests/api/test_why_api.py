@@ -39,7 +39,7 @@ def test_csv_has_one_row_per_component(client):
         ({"sentence": "hello, world"}, "sentence", "','"),
         ({"sentence": "   "}, "sentence", "at least one word"),
         ({"sentence": "x" * 500}, "sentence", ""),
-        ({"word": 3}, "word", "number of words"),
+        ({"word": 3}, "word", "the sentence has 3 words"),
         ({"word": -1}, "word", ""),
         ({"dim": 5}, "dim", ""),
         ({"dim": 64}, "dim", ""),

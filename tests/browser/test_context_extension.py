@@ -47,7 +47,7 @@ def test_spectrum_bad_value_is_shown_beside_its_control(page, base_url):
     page.locator('select[data-param="rope_type"]').select_option("llama3")
     wait_for_query(page, "rope_type=llama3")
     set_box(page, "high_freq_factor", "0.5")
-    page.wait_for_function("() => document.getElementById('err-high_freq_factor').textContent.includes('greater than low_freq_factor')")
+    page.wait_for_function("() => document.getElementById('err-high_freq_factor').textContent.includes('low_freq_factor = 1')")
     _expected_422(page)
 
 
@@ -142,7 +142,7 @@ def test_precision_work_limit_is_shown_beside_pairs(page, base_url):
     page.goto(f"{base_url}/precision")
     wait_for_plot(page, "plot-angle")
     set_box(page, "seq_len", "524288")
-    page.wait_for_function("() => document.getElementById('err-pairs').textContent.includes('choose at most 1 pair')")
+    page.wait_for_function("() => document.getElementById('err-pairs').textContent.includes('at most 1 item')")
     _expected_422(page)
     set_box(page, "pairs", "63")
     wait_for_query(page, "pairs=63")
