@@ -55,7 +55,7 @@ class ClockDisplay(Display):
     position: Annotated[
         int,
         Field(ge=0, le=MAX_POSITION, description="Position m shown on the clock (hand j points at m·θ_j)."),
-        UI("Position m", kind="slider", help="Play, Step and this slider move the clock; angles are m·θ_j mod 2π."),
+        UI("Position m", kind="slider", help="Play, Step and this slider move the clock; angles are m·θⱼ mod 2π."),
     ] = 0
     speed: Annotated[
         float,

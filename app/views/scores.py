@@ -68,7 +68,7 @@ class ScoresParams(Params):
             description="What-if: 'none' uses the ladder θ_j = base^(−2j/d); 'zero' sets every θ_j = 0 (no rotation, "
             "position vanishes); 'pi' sets every θ_j = π (each step flips every pair: alternating signs)."
         ),
-        UI("What if every θ_j were…", help="none: the real ladder · zero: θ = 0 · pi: θ = π"),
+        UI("What if every θⱼ were…", help="none: the real ladder · zero: θ = 0 · pi: θ = π"),
     ] = "none"
 
 

@@ -31,6 +31,7 @@ from app.web.responses import (
     etag_for,
     wants_compact,
 )
+from app.web.rules import rule_specs
 from app.web.security import content_security_policy
 from app.web.templating import canonical_items, controls_for, field_specs, mathml, templates
 from app.web.views import View, ordered
@@ -437,6 +438,7 @@ def render_view(request: Request, view: View) -> Response:
         "name": view.name,
         "api": view.api_path,
         "fields": field_specs(view.params, "compute") + field_specs(view.display, "display"),
+        "rules": rule_specs(view.params) + rule_specs(view.display),
         "state": {**params.model_dump(mode="json"), **display.model_dump(mode="json")},
         "errors": problems,
     }

@@ -353,6 +353,7 @@ def _check(name: str, rule: Rule, values: dict[str, Any]) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=None)
 def rule_specs(model: type) -> list[dict[str, Any]]:
     """The model's rules as JSON for the page (static/js/lib/rules.js reads them)."""
     specs = []

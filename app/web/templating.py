@@ -65,19 +65,57 @@ def canonical_items(values: BaseModel, model: type[BaseModel]) -> list[tuple[str
     return items
 
 
+_CONSTRAINTS = (
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "enum",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+)
+
+
+def _property(model: type[BaseModel], name: str) -> dict[str, Any]:
+    schema = schema_of(model)
+    prop = schema.get("properties", {}).get(name, {})
+    if "$ref" in prop:
+        prop = schema.get("$defs", {}).get(prop["$ref"].rsplit("/", 1)[-1], prop)
+    return prop
+
+
+@per_process
 def field_specs(model: type[BaseModel], role: str) -> list[dict[str, Any]]:
-    """Names, kinds and defaults the page script needs to read and write the URL."""
+    """What the page script needs of each field: how to read and write it in the URL (type,
+    default) and what the server accepts (the JSON-schema constraints, the label its messages
+    use), so that static/js/lib/rules.js can refuse a value before any request is sent."""
     specs = []
     defaults = model()
+    allowed = allowed_by_field(model)
     for name, field in model.model_fields.items():
-        specs.append(
-            {
-                "name": name,
-                "role": role,
-                "type": _value_type(model, name),
-                "default": _jsonable(getattr(defaults, name)),
-            }
-        )
+        prop = _property(model, name)
+        nullable = False
+        if "anyOf" in prop:
+            options = [option for option in prop["anyOf"] if option.get("type") != "null"]
+            nullable = len(options) < len(prop["anyOf"])
+            prop = options[0] if len(options) == 1 else prop
+        spec: dict[str, Any] = {
+            "name": name,
+            "role": role,
+            "type": _value_type(model, name),
+            "default": _jsonable(getattr(defaults, name)),
+            "allowed": allowed.get(name, ""),
+        }
+        if nullable:
+            spec["nullable"] = True
+        spec.update({key: prop[key] for key in _CONSTRAINTS if key in prop})
+        items = prop.get("items", {})
+        if items:
+            spec["items"] = {key: items[key] for key in _CONSTRAINTS if key in items}
+        specs.append(spec)
     return specs
 
 
@@ -117,6 +155,8 @@ def controls_for(model: type[BaseModel], values: BaseModel, errors: dict[str, st
             "allowed": allowed.get(name, ""),
             "error": errors.get(name, ""),
         }
+        control["min_text"] = url_value(low) if low is not None else ""
+        control["max_text"] = url_value(high) if high is not None else ""
         if kind == "log":
             control["log_min"] = math.log10(low) if low and low > 0 else 0.0
             control["log_max"] = math.log10(high) if high else 9.0

@@ -75,6 +75,54 @@ async function readBody(response) {
   return compact ? decodeCompact(body) : body;
 }
 
+// Decoded answers of recent requests, newest last: a page returns to a view it showed (a slider
+// moved back) or one fetched ahead (prefetch) without a round trip and without decoding again.
+// Bodies are kept by URL; the server's answers are pure functions of their URLs.
+const KEPT = 48;
+const answers = new Map(); // url → {ok, status, body}
+const inFlight = new Map(); // url → Promise<{ok, status, body} | null>
+
+function keep(url, result) {
+  if (!result || !result.ok) return;
+  answers.delete(url);
+  answers.set(url, result);
+  while (answers.size > KEPT) answers.delete(answers.keys().next().value);
+}
+
+/** The decoded answer for `url` if one is at hand, else null. */
+export function cachedBody(url) {
+  const result = answers.get(url);
+  if (!result) return null;
+  answers.delete(url);
+  answers.set(url, result);
+  return result;
+}
+
+async function load(url, signal, priority = "high") {
+  try {
+    const response = await fetch(url, { signal, priority, headers: { Accept: ACCEPT } });
+    const body = await readBody(response).catch((error) => {
+      if (error.name === "AbortError") throw error;
+      return { detail: `HTTP ${response.status}` };
+    });
+    return signal?.aborted ? null : { ok: response.ok, status: response.status, body };
+  } catch (error) {
+    if (error.name === "AbortError") return null;
+    return { ok: false, status: 0, body: { detail: "The server could not be reached." } };
+  }
+}
+
+/** Fetch `url` at low priority and keep its answer, unless it is at hand or on its way. */
+export function prefetch(url) {
+  if (answers.has(url) || inFlight.has(url)) return;
+  const promise = load(url, undefined, "low").then((result) => {
+    inFlight.delete(url);
+    keep(url, result);
+    return result;
+  });
+  inFlight.set(url, promise);
+}
+
 export class LatestRequest {
   constructor() {
     this.controller = null;
@@ -86,15 +134,11 @@ export class LatestRequest {
     const controller = new AbortController();
     this.controller = controller;
     try {
-      const response = await fetch(url, { signal: controller.signal, headers: { Accept: ACCEPT } });
-      const body = await readBody(response).catch((error) => {
-        if (error.name === "AbortError") throw error;
-        return { detail: `HTTP ${response.status}` };
-      });
-      return controller.signal.aborted ? null : { ok: response.ok, status: response.status, body };
-    } catch (error) {
-      if (error.name === "AbortError") return null;
-      return { ok: false, status: 0, body: { detail: "The server could not be reached." } };
+      const ahead = inFlight.get(url);
+      const result = ahead ? await ahead : await load(url, controller.signal);
+      if (controller.signal.aborted) return null;
+      keep(url, result);
+      return result;
     } finally {
       if (this.controller === controller) this.controller = null;
     }

@@ -1,55 +1,710 @@
-// Plotly drawing shared by every page: one layout style, SVG traces only, fresh arrays each time.
+// The drawing paths shared by every page: lines and markers through Plotly.react, heatmaps as
+// images, titles and legends as HTML beside the plot, one layout style, exports that put the
+// title and the legend back into the picture.
+//
+// Why not plain Plotly for everything:
+// - A Plotly heatmap maps every cell through a d3 colour scale and encodes a PNG synchronously
+//   on each redraw (~100 ms at 512 × 512 here).  Here the page's own numbers are colour-mapped
+//   through a lookup table into an uncompressed BMP (no encoding), shown as a layout image; when
+//   only the numbers change, swapping that image is the whole redraw (Plotly.relayout of
+//   images[k].source).  Hover reads the same numbers (the image has no hover of its own).
+// - Titles and legends drawn by Plotly sit inside a fixed-size SVG: on a phone they are cut, on a
+//   projector a long legend covers the data.  As HTML next to the plot they wrap and scale with the
+//   page, and they cost the redraw nothing.
+// - Sizes are explicit (the container's box, followed with a ResizeObserver) and margins fixed, so
+//   no redraw pays for Plotly's autosize reflow or automargin passes.
 
 /* global Plotly */
 
 // Okabe–Ito: distinguishable for the common forms of colour blindness.
 export const COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"];
-// Signed values (scores, sines): diverging, centred on zero.
-export const DIVERGING = "RdBu";
+// Signed values (scores, sines).  The scale is chosen from the data: blue–white–red centred on 0
+// when the values straddle 0, one half of it (white to red, or blue to white) when they do not.
+export const DIVERGING = "signed";
 // Magnitudes: sequential and perceptually uniform.
 export const SEQUENTIAL = "Cividis";
 
+// ColorBrewer RdBu (11 classes, as plotly.py's plotly.colors.diverging.RdBu), blue for negative.
+const RDBU = [
+  [5, 48, 97], [33, 102, 172], [67, 147, 195], [146, 197, 222], [209, 229, 240], [247, 247, 247],
+  [253, 219, 199], [244, 165, 130], [214, 96, 77], [178, 24, 43], [103, 0, 31],
+];
+// Cividis (as plotly.py's plotly.colors.sequential.Cividis).
+const CIVIDIS = [
+  [0, 34, 78], [18, 53, 112], [59, 73, 108], [87, 93, 109], [112, 113, 115], [138, 134, 120],
+  [165, 156, 116], [195, 179, 105], [225, 204, 85], [254, 232, 56],
+];
+const SCALES = {
+  diverging: RDBU,
+  positive: RDBU.slice(5), // white → red
+  negative: RDBU.slice(0, 6), // blue → white
+  Cividis: CIVIDIS,
+};
+// Cells without a value (a causal mask, NaN): drawn light grey, and said so on hover.
+const MISSING_RGB = [222, 222, 226];
+
 function isPresenter() {
   return document.body.classList.contains("presenter");
+}
+
+function isNarrow() {
+  return window.innerWidth < 560;
+}
+
+/** True when the plot is too narrow for panels side by side (a phone). */
+export function isNarrowPlot(el) {
+  if (typeof el === "string") el = document.getElementById(el);
+  return Boolean(el) && el.clientWidth < 600;
+}
+
+/**
+ * Domains for `count` square panels of one figure: side by side on a wide plot, stacked (and the
+ * plot made tall enough for them) on a narrow one.  Returns {stacked, x: [domain…], y: [domain…]}.
+ */
+export function panelGrid(el, count, gap = 0.1) {
+  if (typeof el === "string") el = document.getElementById(el);
+  const stacked = count > 1 && isNarrowPlot(el);
+  el.classList.toggle("plot-stacked", stacked);
+  el.style.height = stacked ? `${Math.round(el.clientWidth * 0.92 * count + 60)}px` : "";
+  const share = (i) => [i / count + (i ? gap / 2 : 0), (i + 1) / count - (i < count - 1 ? gap / 2 : 0)];
+  return {
+    stacked,
+    x: Array.from({ length: count }, (_, i) => (stacked ? [0, 0.86] : share(i))),
+    y: Array.from({ length: count }, (_, i) => (stacked ? share(count - 1 - i) : [0, 1])),
+  };
 }
 
 export function lineWidth(base = 2) {
   return isPresenter() ? base * 2 : base;
 }
 
+function fontSize() {
+  if (isPresenter()) return 20;
+  return isNarrow() ? 12 : 13;
+}
+
 export function baseLayout() {
   const presenter = isPresenter();
+  const size = fontSize();
   return {
-    font: { family: "system-ui, sans-serif", size: presenter ? 20 : 13, color: presenter ? "#000" : "#222" },
-    margin: { l: presenter ? 90 : 70, r: 30, t: presenter ? 60 : 44, b: presenter ? 80 : 56 },
+    font: { family: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Liberation Sans', sans-serif", size, color: presenter ? "#000" : "#222" },
+    // Fixed margins: room for tick labels (powers of ten included) and the axis title.
+    margin: { l: Math.round(size * 5.2 + 8), r: Math.round(size * 1.5 + 8), t: Math.round(size * 1.2 + 6), b: Math.round(size * 3.8 + 8) },
     paper_bgcolor: "#fff",
     plot_bgcolor: "#fff",
     colorway: COLORS,
     hovermode: "closest",
-    legend: { orientation: "h", y: -0.2 },
+    hoverlabel: { font: { size } },
+    showlegend: false,
     // Keep the user's zoom across updates of the same view.
     uirevision: "keep",
   };
 }
 
-const CONFIG = { responsive: true, displaylogo: false, scrollZoom: false };
+// ---- small helpers --------------------------------------------------------------------------
 
 function merge(base, extra) {
   const out = { ...base };
   for (const [key, value] of Object.entries(extra || {})) {
-    out[key] = value && typeof value === "object" && !Array.isArray(value) && base[key] && typeof base[key] === "object"
+    out[key] = value && typeof value === "object" && !Array.isArray(value) && base[key] && typeof base[key] === "object" && !Array.isArray(base[key])
       ? merge(base[key], value)
       : value;
   }
   return out;
 }
 
-// Figures whose JSON is at most this many characters are compared with the last one drawn in
-// the same element, and not redrawn when equal: a slider that changes one plot of a page then
-// costs one Plotly redraw (20–60 ms each here), not one per plot.  Larger figures (heatmaps of
-// hundreds of rows) always redraw: serialising them would cost about as much as drawing.
+// The markup Plotly accepts in text (and that our titles use): <sub>, <sup>, <b>, <i>, <em>,
+// <br>.  Anything else is shown as text, so a word typed by the reader can never become markup.
+const ALLOWED_TAGS = /^<\/?(sub|sup|b|i|em)>$|^<br\s*\/?>$/i;
+
+export function richText(text) {
+  const parts = String(text ?? "").split(/(<[^>]*>)/);
+  return parts
+    .map((part) => {
+      if (ALLOWED_TAGS.test(part)) return part.toLowerCase().startsWith("<br") ? "<br>" : part.toLowerCase();
+      return part.replace(/&(?![a-z]+;|#\d+;)/gi, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    })
+    .join("");
+}
+
+function titleText(title) {
+  if (!title) return "";
+  return typeof title === "string" ? title : title.text || "";
+}
+
+/** Nice round number ≥ value (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k). */
+function niceCeil(value) {
+  if (!(value > 0) || !Number.isFinite(value)) return value;
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * power >= value * (1 - 1e-12)) return m * power;
+  return 10 * power;
+}
+
+function niceStep(span) {
+  if (!(span > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(span));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * power >= span) return m * power;
+  return 10 * power;
+}
+
+function extent(z) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const row of z) {
+    for (const v of row) {
+      if (v === null || !Number.isFinite(v)) continue;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  }
+  return [lo, hi];
+}
+
+/**
+ * The colour scale and range for a heatmap of `z`: the page asks for DIVERGING (signed values)
+ * or a named sequential scale; the range comes from the data, rounded outward a little so that
+ * small changes of the data do not move the colour bar on every redraw.
+ */
+export function colourRange(z, scale, zmin, zmax) {
+  let [lo, hi] = extent(z);
+  // Signed values: a zmin/zmax from the page widens the extent to fit (heatmaps that share a scale).
+  if (scale === DIVERGING && Number.isFinite(zmin) && Number.isFinite(zmax)) {
+    lo = Math.min(lo, zmin);
+    hi = Math.max(hi, zmax);
+  }
+  if (!(lo <= hi)) return { scale: SCALES[scale === DIVERGING ? "diverging" : scale] || CIVIDIS, zmin: -1, zmax: 1, kind: "empty" };
+  if (scale === DIVERGING) {
+    if (lo < 0 && hi > 0) {
+      const limit = niceCeil(Math.max(-lo, hi));
+      return { scale: SCALES.diverging, zmin: -limit, zmax: limit, kind: "diverging" };
+    }
+    const [a, b] = rounded(lo, hi);
+    return hi > 0 || lo === hi && lo >= 0
+      ? { scale: SCALES.positive, zmin: Math.max(0, a), zmax: b, kind: "positive" }
+      : { scale: SCALES.negative, zmin: a, zmax: Math.min(0, b), kind: "negative" };
+  }
+  const [a, b] = zmin !== undefined && zmax !== undefined ? [zmin, zmax] : rounded(lo, hi);
+  return { scale: SCALES[scale] || CIVIDIS, zmin: a, zmax: b, kind: "sequential" };
+}
+
+function rounded(lo, hi) {
+  if (lo === hi) {
+    const pad = Math.abs(lo) > 0 ? Math.abs(lo) * 0.05 : 1;
+    return [lo - pad, hi + pad];
+  }
+  const step = niceStep((hi - lo) / 8);
+  return [Math.floor(lo / step) * step, Math.ceil(hi / step) * step];
+}
+
+function plotlyScale(stops) {
+  return stops.map((rgb, i) => [i / (stops.length - 1), `rgb(${rgb.join(",")})`]);
+}
+
+// Linear interpolation between the stops, as Plotly interpolates its colour bar.
+const LUT_SIZE = 1024;
+const lutCache = new Map();
+
+function lookupTable(stops) {
+  let lut = lutCache.get(stops);
+  if (lut) return lut;
+  lut = new Uint8Array(LUT_SIZE * 3);
+  const last = stops.length - 1;
+  for (let i = 0; i < LUT_SIZE; i++) {
+    const t = (i / (LUT_SIZE - 1)) * last;
+    const k = Math.min(last - 1, Math.floor(t));
+    const f = t - k;
+    for (let c = 0; c < 3; c++) lut[3 * i + c] = Math.round(stops[k][c] + (stops[k + 1][c] - stops[k][c]) * f);
+  }
+  lutCache.set(stops, lut);
+  return lut;
+}
+
+// ---- heatmaps as images ---------------------------------------------------------------------------
+
+/** Cell edges from cell centres (midpoints; the outer edges half a cell out), as Plotly places them. */
+function edgesOf(centres) {
+  const n = centres.length;
+  if (n === 1) return [centres[0] - 0.5, centres[0] + 0.5];
+  const edges = new Array(n + 1);
+  for (let i = 1; i < n; i++) edges[i] = (centres[i - 1] + centres[i]) / 2;
+  edges[0] = centres[0] - (centres[1] - centres[0]) / 2;
+  edges[n] = centres[n - 1] + (centres[n - 1] - centres[n - 2]) / 2;
+  return edges;
+}
+
+function numericCoords(values, n) {
+  if (!values || values.length !== n || values.some((v) => typeof v !== "number")) {
+    return { centres: Array.from({ length: n }, (_, i) => i), categories: values && values.length === n ? [...values] : null };
+  }
+  return { centres: [...values], categories: null };
+}
+
+function uniform(edges) {
+  const width = edges[1] - edges[0];
+  return edges.every((edge, i) => Math.abs(edge - (edges[0] + i * width)) <= 1e-9 * Math.max(1, Math.abs(edge)));
+}
+
+// Image columns (rows) → cell index.  Uniform cells: one pixel per cell.  Cells of unequal width
+// (a shorter last block): the image has several pixels per cell, each pixel taking the cell that
+// covers its centre, so every cell keeps its true extent on the axis.
+function pixelCells(edges) {
+  const cells = edges.length - 1;
+  if (uniform(edges)) return Int32Array.from({ length: cells }, (_, i) => i);
+  const pixels = Math.min(8192, cells * 8);
+  const out = new Int32Array(pixels);
+  const lo = Math.min(edges[0], edges[cells]);
+  const span = Math.abs(edges[cells] - edges[0]);
+  const ascending = edges[cells] > edges[0];
+  let cell = 0;
+  for (let p = 0; p < pixels; p++) {
+    const x = lo + ((p + 0.5) / pixels) * span;
+    const v = ascending ? x : edges[0] - (x - lo);
+    while (cell < cells - 1 && (ascending ? v >= edges[cell + 1] : v <= edges[cell + 1])) cell++;
+    out[p] = cell;
+  }
+  return out;
+}
+
+/** An uncompressed 32-bit BMP of the colour-mapped cells (top row first), and its pixels. */
+function heatmapBitmap(z, colour, cols, rows) {
+  const width = cols.length;
+  const height = rows.length;
+  const header = 54;
+  const bytes = new Uint8Array(header + width * height * 4);
+  const view = new DataView(bytes.buffer);
+  view.setUint8(0, 0x42);
+  view.setUint8(1, 0x4d);
+  view.setUint32(2, bytes.length, true);
+  view.setUint32(10, header, true);
+  view.setUint32(14, 40, true); // BITMAPINFOHEADER
+  view.setInt32(18, width, true);
+  view.setInt32(22, -height, true); // negative: rows top-down
+  view.setUint16(26, 1, true);
+  view.setUint16(28, 32, true);
+  view.setUint32(30, 0, true); // BI_RGB
+  view.setUint32(34, width * height * 4, true);
+  const lut = lookupTable(colour.scale);
+  const span = colour.zmax - colour.zmin || 1;
+  const rowCache = new Uint8Array(z[0] ? z[0].length * 4 : 0);
+  let offset = header;
+  let lastRow = -1;
+  for (let r = 0; r < height; r++) {
+    const cellRow = rows[r];
+    if (cellRow !== lastRow) {
+      const values = z[cellRow];
+      for (let c = 0; c < values.length; c++) {
+        const v = values[c];
+        let rgb0;
+        let rgb1;
+        let rgb2;
+        if (v === null || !Number.isFinite(v)) {
+          [rgb0, rgb1, rgb2] = MISSING_RGB;
+        } else {
+          let i = Math.round(((v - colour.zmin) / span) * (LUT_SIZE - 1));
+          i = i < 0 ? 0 : i >= LUT_SIZE ? LUT_SIZE - 1 : i;
+          rgb0 = lut[3 * i];
+          rgb1 = lut[3 * i + 1];
+          rgb2 = lut[3 * i + 2];
+        }
+        rowCache[4 * c] = rgb2; // BMP stores blue, green, red
+        rowCache[4 * c + 1] = rgb1;
+        rowCache[4 * c + 2] = rgb0;
+        rowCache[4 * c + 3] = 255;
+      }
+      lastRow = cellRow;
+    }
+    for (let p = 0; p < width; p++) {
+      const c = 4 * cols[p];
+      bytes[offset++] = rowCache[c];
+      bytes[offset++] = rowCache[c + 1];
+      bytes[offset++] = rowCache[c + 2];
+      bytes[offset++] = 255;
+    }
+  }
+  return bytes;
+}
+
+function axisName(ref, letter) {
+  if (!ref || ref === letter) return `${letter}axis`;
+  return `${letter}axis${ref.slice(1)}`;
+}
+
+/**
+ * Replace a heatmap trace by an image of its cells and an invisible carrier trace that holds the
+ * axes' categories and the colour bar.  Returns {carrier, image, entry} (entry: for hover/tests).
+ */
+function imageHeatmap(trace, layout) {
+  const z = trace.z;
+  const rowsN = z.length;
+  const colsN = rowsN ? z[0].length : 0;
+  const xs = numericCoords(trace.x, colsN);
+  const ys = numericCoords(trace.y, rowsN);
+  const xEdges = edgesOf(xs.centres);
+  const yEdges = edgesOf(ys.centres);
+  const colour = colourRange(z, trace.colorscale || SEQUENTIAL, trace.zmin, trace.zmax);
+  const xAxis = layout[axisName(trace.xaxis, "x")] || {};
+  const yAxis = layout[axisName(trace.yaxis, "y")] || {};
+  // The image is drawn top row first: the row at the top of the screen is the largest y unless the
+  // y axis is reversed (its range given high to low, or autorange "reversed").
+  const yRange = yAxis.range;
+  const yReversed = yAxis.autorange === "reversed" || (Array.isArray(yRange) && yRange[0] > yRange[1]);
+  const xRange = xAxis.range;
+  const xReversed = xAxis.autorange === "reversed" || (Array.isArray(xRange) && xRange[0] > xRange[1]);
+  const yTopFirst = yReversed ? yEdges : [...yEdges].reverse();
+  const xLeftFirst = xReversed ? [...xEdges].reverse() : xEdges;
+  const colsIndex = pixelCells(xLeftFirst).map((cell) => (xReversed ? colsN - 1 - cell : cell));
+  const rowsIndex = pixelCells(yTopFirst).map((cell) => (yReversed ? cell : rowsN - 1 - cell));
+  const bitmap = heatmapBitmap(z, colour, colsIndex, rowsIndex);
+  const source = URL.createObjectURL(new Blob([bitmap], { type: "image/bmp" }));
+  const xLo = Math.min(xEdges[0], xEdges[colsN]);
+  const xHi = Math.max(xEdges[0], xEdges[colsN]);
+  const yLo = Math.min(yEdges[0], yEdges[rowsN]);
+  const yHi = Math.max(yEdges[0], yEdges[rowsN]);
+  const image = {
+    source,
+    xref: trace.xaxis || "x",
+    yref: trace.yaxis || "y",
+    x: xReversed ? xHi : xLo,
+    y: yReversed ? yLo : yHi,
+    sizex: xHi - xLo,
+    sizey: yHi - yLo,
+    xanchor: "left",
+    yanchor: "top",
+    sizing: "stretch",
+    layer: "above",
+  };
+  // Axis ranges: the cells' extent, in the direction the page asked for.
+  const range = (lo, hi, reversed) => (reversed ? [hi, lo] : [lo, hi]);
+  // (unless the page gave a range of its own, e.g. to show where a table ends).
+  const axisPatch = {
+    [axisName(trace.xaxis, "x")]: {
+      ...(Array.isArray(xRange) ? {} : { range: range(xLo, xHi, xReversed) }),
+      autorange: false,
+      showgrid: false,
+      ...(xs.categories ? categoryTicks(xs.categories) : {}),
+    },
+    [axisName(trace.yaxis, "y")]: {
+      ...(Array.isArray(yRange) ? {} : { range: range(yLo, yHi, yReversed) }),
+      autorange: false,
+      showgrid: false,
+      ...(ys.categories ? categoryTicks(ys.categories) : {}),
+    },
+  };
+  const showscale = trace.showscale !== false;
+  const carrier = {
+    type: "scatter",
+    mode: "markers",
+    x: [xs.centres[0], xs.centres[colsN - 1]],
+    y: [ys.centres[0], ys.centres[rowsN - 1]],
+    xaxis: trace.xaxis,
+    yaxis: trace.yaxis,
+    hoverinfo: "skip",
+    showlegend: false,
+    marker: {
+      size: 1,
+      opacity: 0,
+      color: [colour.zmin, colour.zmax],
+      cmin: colour.zmin,
+      cmax: colour.zmax,
+      colorscale: plotlyScale(colour.scale),
+      showscale,
+      ...(showscale ? { colorbar: merge({ thickness: isPresenter() ? 24 : 14, len: 1, outlinewidth: 0 }, trace.colorbar || {}) } : {}),
+    },
+  };
+  const entry = {
+    z,
+    x: trace.x ? [...trace.x] : xs.centres,
+    y: trace.y ? [...trace.y] : ys.centres,
+    xEdges,
+    yEdges,
+    xCategories: xs.categories,
+    yCategories: ys.categories,
+    xaxis: trace.xaxis || "x",
+    yaxis: trace.yaxis || "y",
+    hovertemplate: trace.hovertemplate || "x %{x}<br>y %{y}<br>%{z}<extra></extra>",
+    customdata: trace.customdata,
+    text: trace.text,
+    name: trace.name,
+    colour,
+    bitmap,
+    width: colsIndex.length,
+    height: rowsIndex.length,
+    colsIndex,
+    rowsIndex,
+  };
+  return { carrier, image, entry, axisPatch };
+}
+
+// Labelled cells (words, names) sit at 0, 1, 2 … on a linear axis that shows their labels.
+function categoryTicks(categories) {
+  return { type: "linear", tickmode: "array", tickvals: categories.map((_, i) => i), ticktext: categories.map((c) => String(c)) };
+}
+
+// ---- hover for image heatmaps -----------------------------------------------------------------
+
+function formatNumber(value, spec) {
+  if (value === null || value === undefined || (typeof value === "number" && !Number.isFinite(value))) return "masked (no value)";
+  if (typeof value !== "number") return String(value);
+  const match = /^\.?(\d+)?([efg%])?$/.exec(spec || "");
+  let text;
+  if (!match) text = String(value);
+  else {
+    const digits = match[1] === undefined ? 6 : Number(match[1]);
+    const kind = match[2] || "g";
+    text = kind === "f" ? value.toFixed(digits) : kind === "e" ? value.toExponential(digits) : value.toPrecision(Math.max(1, digits));
+    if (kind === "g" && !text.includes("e")) text = text.includes(".") ? text : text;
+  }
+  return text.replace(/^-/, "−").replace(/e-/, "e−");
+}
+
+function pick(value, i, j) {
+  if (value === undefined || value === null) return "";
+  if (!Array.isArray(value)) return value;
+  const row = value[i];
+  return Array.isArray(row) ? row[j] : Array.isArray(value[0]) ? "" : value[j];
+}
+
+function hoverText(entry, i, j) {
+  const values = {
+    x: entry.xCategories ? entry.xCategories[j] : entry.x[j],
+    y: entry.yCategories ? entry.yCategories[i] : entry.y[i],
+    z: entry.z[i][j],
+    customdata: pick(entry.customdata, i, j),
+    text: pick(entry.text, i, j),
+  };
+  return entry.hovertemplate
+    .replace(/<extra>.*?<\/extra>/g, "")
+    .replace(/%\{(\w+)(?::([^}]*))?\}/g, (_, name, spec) => (name in values ? formatNumber(values[name], spec) : ""));
+}
+
+function cellAt(edges, value) {
+  const n = edges.length - 1;
+  const ascending = edges[n] > edges[0];
+  if (ascending ? value < edges[0] || value > edges[n] : value > edges[0] || value < edges[n]) return -1;
+  let lo = 0;
+  let hi = n - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ascending ? edges[mid] <= value : edges[mid] >= value) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function attachHover(el) {
+  if (el._imageHover) return;
+  el._imageHover = true;
+  const tip = document.createElement("div");
+  tip.className = "plot-tip";
+  tip.setAttribute("role", "status");
+  tip.hidden = true;
+  el.appendChild(tip);
+  el.addEventListener("mousemove", (event) => {
+    const entries = el._heatmaps || [];
+    const full = el._fullLayout;
+    if (!entries.length || !full) return;
+    const box = el.getBoundingClientRect();
+    const px = event.clientX - box.left;
+    const py = event.clientY - box.top;
+    for (const entry of entries) {
+      const xa = full[axisName(entry.xaxis, "x")];
+      const ya = full[axisName(entry.yaxis, "y")];
+      if (!xa || !ya) continue;
+      const xv = xa.p2c(px - xa._offset);
+      const yv = ya.p2c(py - ya._offset);
+      const j = cellAt(entry.xEdges, xv);
+      const i = cellAt(entry.yEdges, yv);
+      if (i < 0 || j < 0) continue;
+      tip.innerHTML = richText(hoverText(entry, i, j));
+      tip.hidden = false;
+      const left = Math.min(px + 14, box.width - tip.offsetWidth - 4);
+      const top = py + 14 + tip.offsetHeight > box.height ? py - tip.offsetHeight - 10 : py + 14;
+      tip.style.transform = `translate(${Math.max(0, left)}px, ${Math.max(0, top)}px)`;
+      return;
+    }
+    tip.hidden = true;
+  });
+  el.addEventListener("mouseleave", () => {
+    tip.hidden = true;
+  });
+}
+
+// ---- title and legend beside the plot ---------------------------------------------------------
+
+function chromeOf(el) {
+  if (el._chrome) return el._chrome;
+  const title = document.createElement("p");
+  title.className = "plot-title";
+  title.id = `${el.id || "plot"}-title`;
+  const legend = document.createElement("ul");
+  legend.className = "plot-legend";
+  legend.setAttribute("aria-label", "Legend: press an entry to hide or show its curve");
+  el.before(title);
+  el.after(legend);
+  if (!el.hasAttribute("aria-labelledby") && !el.hasAttribute("aria-label")) el.setAttribute("aria-labelledby", title.id);
+  legend.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-trace]");
+    if (!button) return;
+    const name = button.dataset.trace;
+    const hidden = el._hiddenTraces || (el._hiddenTraces = new Set());
+    if (hidden.has(name)) hidden.delete(name);
+    else hidden.add(name);
+    button.setAttribute("aria-pressed", String(!hidden.has(name)));
+    const last = el._lastDraw;
+    if (last) paint(el, last.traces, last.layout, true);
+  });
+  el._chrome = { title, legend, titleHtml: null, legendKey: null };
+  return el._chrome;
+}
+
+function swatch(trace, index) {
+  const line = trace.line || {};
+  const marker = trace.marker || {};
+  const colour = (typeof line.color === "string" && line.color) || (typeof marker.color === "string" && marker.color) ||
+    (typeof trace.fillcolor === "string" && trace.fillcolor) || COLORS[index % COLORS.length];
+  const dash = line.dash && line.dash !== "solid" ? line.dash : "";
+  const markersOnly = trace.mode === "markers";
+  const fill = Boolean(trace.fill && trace.fill !== "none") && (line.width === 0 || !trace.mode?.includes("lines"));
+  return { colour: fill && typeof trace.fillcolor === "string" ? trace.fillcolor : colour, dash, markersOnly, fill };
+}
+
+function legendItems(traces, layout) {
+  if (layout.showlegend === false) return [];
+  // One entry per named trace; pressing it hides or shows its whole legend group.
+  const items = [];
+  const names = new Set();
+  traces.forEach((trace, index) => {
+    if (trace.showlegend === false || !trace.name || trace.type === "heatmap" || names.has(trace.name)) return;
+    names.add(trace.name);
+    items.push({ name: trace.name, key: trace.legendgroup || trace.name, ...swatch(trace, index) });
+  });
+  return layout.showlegend === true || items.length > 1 ? items : [];
+}
+
+function showChrome(el, title, items) {
+  const chrome = chromeOf(el);
+  const html = richText(title);
+  if (chrome.titleHtml !== html) {
+    chrome.title.innerHTML = html;
+    chrome.title.hidden = !html;
+    chrome.titleHtml = html;
+  }
+  const hidden = el._hiddenTraces || new Set();
+  const key = JSON.stringify([items, [...hidden]]);
+  if (chrome.legendKey === key) return;
+  chrome.legendKey = key;
+  chrome.legend.hidden = items.length === 0;
+  chrome.legend.replaceChildren(
+    ...items.map((item) => {
+      const li = document.createElement("li");
+      const button = document.createElement("button");
+      button.type = "button";
+      button.dataset.trace = item.key;
+      button.setAttribute("aria-pressed", String(!hidden.has(item.key)));
+      const mark = document.createElement("span");
+      mark.className = `swatch${item.markersOnly ? " swatch-dot" : ""}${item.fill ? " swatch-fill" : ""}${item.dash ? ` swatch-${item.dash}` : ""}`;
+      mark.style.setProperty("--swatch", item.colour);
+      mark.setAttribute("aria-hidden", "true");
+      const label = document.createElement("span");
+      label.innerHTML = richText(item.name);
+      button.append(mark, label);
+      li.appendChild(button);
+      return li;
+    }),
+  );
+}
+
+// ---- composing and drawing ------------------------------------------------------------------------
+
+/** Axes of the layout with type "log": one label per power of ten when they span several. */
+function tidyLogAxes(layout, traces) {
+  for (const [key, axisLayout] of Object.entries(layout)) {
+    if (!/^[xy]axis\d*$/.test(key) || !axisLayout || axisLayout.type !== "log" || axisLayout.dtick !== undefined) continue;
+    let decades = null;
+    if (Array.isArray(axisLayout.range)) decades = Math.abs(axisLayout.range[1] - axisLayout.range[0]);
+    else {
+      const letter = key[0];
+      const ref = key.length > 5 ? `${letter}${key.slice(5)}` : letter;
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const trace of traces) {
+        if ((trace[`${letter}axis`] || letter) !== ref) continue;
+        for (const v of trace[letter] || []) {
+          if (typeof v === "number" && v > 0 && Number.isFinite(v)) {
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+          }
+        }
+      }
+      if (lo < hi) decades = Math.log10(hi / lo);
+    }
+    // Several decades: one label per power of ten (or per few); fewer: 1, 2 and 5 of each
+    // decade, never all nine digits.
+    if (decades !== null) axisLayout.dtick = decades >= 2.5 ? (decades > 12 ? Math.ceil(decades / 8) : 1) : "D2";
+    if (!axisLayout.exponentformat) axisLayout.exponentformat = "power";
+  }
+}
+
+function compose(el, traces, pageLayout) {
+  const layout = merge(baseLayout(), pageLayout);
+  const title = titleText(layout.title);
+  delete layout.title;
+  delete layout.legend;
+  delete layout.height;
+  delete layout.width;
+  const items = legendItems(traces, pageLayout || {});
+  layout.showlegend = false;
+  layout.autosize = false;
+  layout.width = Math.max(200, Math.round(el.clientWidth || 600));
+  layout.height = Math.max(160, Math.round(el.clientHeight || 420));
+  const hidden = el._hiddenTraces || new Set();
+  const drawn = [];
+  const images = [];
+  const heatmaps = [];
+  traces.forEach((trace) => {
+    if (trace.type === "heatmap" && Array.isArray(trace.z) && trace.z.length && Array.isArray(trace.z[0])) {
+      const { carrier, image, entry, axisPatch } = imageHeatmap(trace, layout);
+      for (const [name, patch] of Object.entries(axisPatch)) layout[name] = merge(layout[name] || {}, patch);
+      drawn.push(carrier);
+      images.push(image);
+      heatmaps.push(entry);
+      return;
+    }
+    const key = trace.legendgroup || trace.name;
+    drawn.push(key && hidden.has(key) ? { ...trace, visible: "legendonly" } : trace);
+  });
+  if (images.length) layout.images = [...(layout.images || []), ...images];
+  for (const [key, value] of Object.entries(layout)) {
+    if (/^[xy]axis\d*$/.test(key) && value && typeof value === "object") {
+      layout[key] = merge({ automargin: false, title: { standoff: 6 } }, value);
+    }
+  }
+  tidyLogAxes(layout, drawn);
+  return { traces: drawn, layout, title, items, heatmaps, pageTraces: traces, pageLayout };
+}
+
+function modeBar() {
+  return [[
+    {
+      name: "Download this plot as PNG",
+      icon: Plotly.Icons.camera,
+      click: (gd) => exportFigure(gd, "png", gd.id || "plot"),
+    },
+    "resetScale2d",
+  ]];
+}
+
+let config = null;
+function plotConfig() {
+  // One object for every call: a config that differs from the last one makes react start over.
+  if (!config) config = { responsive: false, displaylogo: false, scrollZoom: false, modeBarButtons: modeBar(), showTips: false };
+  return config;
+}
+
+// Figures whose JSON is at most this many characters are compared with the last one drawn in the
+// same element, and not redrawn when equal: a slider that changes one plot of a page then costs
+// one redraw, not one per plot.
 const COMPARE_LIMIT = 400_000;
-const lastFigure = new WeakMap();
 
 function numberCount(value, budget) {
   // Cheap upper bound of the serialised size, so big figures are not stringified just to learn that.
@@ -72,11 +727,104 @@ function numberCount(value, budget) {
   return 0;
 }
 
+function figureKey(traces, layout) {
+  if (numberCount(traces, COMPARE_LIMIT / 8) > COMPARE_LIMIT / 8) return null;
+  const key = JSON.stringify([traces, layout]);
+  return key.length > COMPARE_LIMIT ? null : key;
+}
+
+/** The figure without the image sources: equal frames differ only in the pictures' pixels. */
+function frameKey(figure) {
+  const layout = { ...figure.layout, images: (figure.layout.images || []).map((image) => ({ ...image, source: "" })) };
+  return figureKey(figure.traces, layout);
+}
+
+const SHARP_BELOW = 400;
+
+/** Compose and draw; skipped when the page's figure equals the one drawn there (unless forced). */
+function paint(el, traces, layout, force = false) {
+  const key = force ? null : figureKey(traces, [layout, el.clientWidth, el.clientHeight, isPresenter()]);
+  if (key !== null && el.data && el._figureKey === key) {
+    showChrome(el, titleText(layout.title), legendItems(traces, layout));
+    return Promise.resolve(el);
+  }
+  const figure = compose(el, traces, layout);
+  showChrome(el, figure.title, figure.items);
+  el._figureKey = key;
+  el._lastDraw = { traces, layout };
+  el._heatmaps = figure.heatmaps;
+  if (figure.heatmaps.length) attachHover(el);
+  // Few cells on many pixels: sharp cell edges (the browser would blur an enlarged image).
+  const sharp = figure.heatmaps.length > 0 && figure.heatmaps.every((entry) => entry.width < SHARP_BELOW && entry.height < SHARP_BELOW);
+  if (sharp) el.dataset.sharp = "";
+  else delete el.dataset.sharp;
+  const frame = frameKey(figure);
+  const first = !el.data;
+  let drawn;
+  if (!first && frame !== null && frame === el._frameKey && figure.heatmaps.length) {
+    // Only the pixels changed: swap the images (Plotly redraws just those).
+    const update = {};
+    const start = figure.layout.images.length - figure.heatmaps.length;
+    figure.heatmaps.forEach((_, k) => {
+      update[`images[${start + k}].source`] = figure.layout.images[start + k].source;
+    });
+    drawn = Plotly.relayout(el, update);
+  } else {
+    drawn = Plotly.react(el, figure.traces, figure.layout, plotConfig());
+  }
+  el._frameKey = frame;
+  // The object URLs of the images replaced are released once the new ones are up.
+  const old = el._sources || [];
+  const current = figure.heatmaps.length ? figure.layout.images.slice(-figure.heatmaps.length).map((image) => image.source) : [];
+  el._sources = current;
+  Promise.resolve(drawn).then(() => old.forEach((url) => !current.includes(url) && URL.revokeObjectURL(url)));
+  if (first) {
+    watch(el);
+    followSize(el);
+    quietModeBar(el);
+  }
+  return drawn;
+}
+
+// The mode bar's buttons are left out of the tab order: the page's toolbar offers the same
+// exports by keyboard, and ten plots would otherwise put their buttons between every control.
+function quietModeBar(el) {
+  const mute = () => el.querySelectorAll(".modebar-btn").forEach((button) => button.setAttribute("tabindex", "-1"));
+  mute();
+  el.on?.("plotly_afterplot", mute);
+}
+
+// ---- sizes that follow the container ------------------------------------------------------------
+
+let resizeObserver = null;
+const sizes = new WeakMap();
+
+function followSize(el) {
+  if (typeof ResizeObserver === "undefined") return;
+  if (!resizeObserver) {
+    resizeObserver = new ResizeObserver((entries) => {
+      for (const entry of entries) {
+        const el = entry.target;
+        const width = Math.round(el.clientWidth);
+        const height = Math.round(el.clientHeight);
+        const last = sizes.get(el);
+        sizes.set(el, [width, height]);
+        if (!last || (last[0] === width && last[1] === height) || !el._lastDraw) continue;
+        const { traces, layout } = el._lastDraw;
+        if (inView.get(el) === false) pending.set(el, { traces, layout });
+        else paint(el, traces, layout, true);
+      }
+    });
+  }
+  sizes.set(el, [Math.round(el.clientWidth), Math.round(el.clientHeight)]);
+  resizeObserver.observe(el);
+}
+
+// ---- plots out of view wait -------------------------------------------------------------------------
+//
 // A plot that has been drawn and is now outside the window is not redrawn at once: its newest
-// figure waits, and is drawn when the plot comes within OFFSCREEN_MARGIN of the window.  Most
-// pages show one plot at a time and stack the rest below, so a slider redraws the plot in view,
-// not all of them (each Plotly redraw costs 20–60 ms here).  A waiting plot carries
-// data-pending; printing and image export draw every waiting plot first.
+// figure waits, and is drawn when the plot comes within OFFSCREEN_MARGIN of the window.  A
+// waiting plot carries data-pending; printing and image export draw every waiting plot first.
 const OFFSCREEN_MARGIN = "200px 0px";
 const pending = new Map(); // element → {traces, layout}
 const inView = new WeakMap(); // element → last IntersectionObserver verdict
@@ -99,26 +847,11 @@ function watch(el) {
   observer.observe(el);
 }
 
-function render(el, traces, fullLayout) {
-  let key = null;
-  if (numberCount(traces, COMPARE_LIMIT / 8) <= COMPARE_LIMIT / 8) {
-    key = JSON.stringify([traces, fullLayout]);
-    if (key.length > COMPARE_LIMIT) key = null;
-    else if (el.data && lastFigure.get(el) === key) return Promise.resolve(el);
-  }
-  if (key === null) lastFigure.delete(el);
-  else lastFigure.set(el, key);
-  const first = !el.data;
-  const drawn = Plotly.react(el, traces, fullLayout, CONFIG);
-  if (first) watch(el);
-  return drawn;
-}
-
 function flush(el) {
   const job = pending.get(el);
   if (!job) return Promise.resolve(el);
   pending.delete(el);
-  return Promise.resolve(render(el, job.traces, job.layout)).finally(() => {
+  return Promise.resolve(paint(el, job.traces, job.layout)).finally(() => {
     if (!pending.has(el)) delete el.dataset.pending;
   });
 }
@@ -129,26 +862,78 @@ export function flushAll() {
 }
 
 /**
- * Draw or update a plot; skipped when the figure equals the one already drawn there, and put
- * off while the plot is out of view (see above).  Returns a promise.
+ * Draw or update a plot: `traces` and `layout` as Plotly takes them (heatmap traces become
+ * images, the title and legend go beside the plot).  Skipped when the figure equals the one
+ * already drawn there, and put off while the plot is out of view.  Returns a promise.
  */
 export function draw(el, traces, layout = {}) {
   if (typeof el === "string") el = document.getElementById(el);
-  const fullLayout = merge(baseLayout(), layout);
   if (el.data && inView.get(el) === false) {
-    pending.set(el, { traces, layout: fullLayout });
+    pending.set(el, { traces, layout });
     el.dataset.pending = "";
+    showChrome(el, titleText(layout.title), legendItems(traces, layout));
     return Promise.resolve(el);
   }
   pending.delete(el);
   delete el.dataset.pending;
-  return render(el, traces, fullLayout);
+  return paint(el, traces, layout);
+}
+
+/** What a plot shows, as the page gave it: traces with heatmaps' z (the numbers behind the pixels). */
+export function shownTraces(el) {
+  return el._lastDraw ? el._lastDraw.traces : [];
+}
+
+// ---- exports -------------------------------------------------------------------------------------
+
+function dataUrl(bytes) {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return `data:image/bmp;base64,${btoa(binary)}`;
 }
 
 /**
- * Axis title helper.  Margins are fixed (baseLayout and the pages' own) rather than automatic:
- * Plotly's automargin measures every tick label after each redraw and can redraw a second time,
- * about a third of a small plot's redraw time.
+ * Download one plot as PNG or SVG with its title and legend drawn into the picture, and its
+ * heatmaps as embedded images (an exported SVG cannot reach the page's blob URLs).
+ */
+export async function exportFigure(el, format, filename) {
+  const last = el._lastDraw;
+  if (!last) return;
+  const figure = compose(el, last.traces, last.layout);
+  const layout = { ...figure.layout };
+  const extraTop = figure.title ? Math.round(fontSize() * 2.6) : 0;
+  const extraBottom = figure.items.length ? Math.round(fontSize() * 1.6 * Math.ceil(figure.items.length / 3)) + 20 : 0;
+  layout.height += extraTop + extraBottom;
+  layout.margin = { ...layout.margin, t: layout.margin.t + extraTop, b: layout.margin.b + extraBottom };
+  if (figure.title) layout.title = { text: figure.title, x: 0.02, xanchor: "left" };
+  if (figure.items.length) {
+    layout.showlegend = true;
+    layout.legend = { orientation: "h", x: 0, xanchor: "left", y: 0, yanchor: "top", yref: "container" };
+    layout.legend.y = extraBottom / layout.height;
+  }
+  // Small matrices are enlarged in the picture itself (whole pixels per cell), so the exported
+  // image keeps sharp cells wherever it is shown.
+  const start = (layout.images || []).length - figure.heatmaps.length;
+  layout.images = (layout.images || []).map((image, k) => {
+    if (k < start) return image;
+    const entry = figure.heatmaps[k - start];
+    const factor = Math.max(1, Math.floor(800 / Math.max(entry.width, entry.height)));
+    const widen = (index) => Int32Array.from({ length: index.length * factor }, (_, i) => index[Math.floor(i / factor)]);
+    const bitmap = factor > 1 ? heatmapBitmap(entry.z, entry.colour, widen(entry.colsIndex), widen(entry.rowsIndex)) : entry.bitmap;
+    return { ...image, source: dataUrl(bitmap) };
+  });
+  for (const image of figure.layout.images || []) if (image.source?.startsWith("blob:")) URL.revokeObjectURL(image.source);
+  await Plotly.downloadImage({ data: figure.traces, layout, config: { displayModeBar: false } }, {
+    format,
+    filename,
+    width: layout.width,
+    height: layout.height,
+  });
+}
+
+/**
+ * Axis title helper.  Margins are fixed (baseLayout) rather than automatic: Plotly's automargin
+ * measures every tick label after each redraw and can redraw a second time.
  */
 export function axis(title, extra = {}) {
   return { title: { text: title }, zeroline: false, ...extra };

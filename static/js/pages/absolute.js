@@ -1,27 +1,15 @@
 // Absolute encodings: sinusoidal table, PE·PEᵀ, the shift matrix M_k, a learned table, and ‖x + p_m‖.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+import { COLORS, DIVERGING, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
 
 function out(name, text) {
   const slot = document.querySelector(`[data-out="${name}"]`);
   if (slot) slot.textContent = text;
 }
 
-const maxAbs = (rows) => rows.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
-
 function heat(z, extra = {}) {
-  const limit = extra.limit ?? maxAbs(z);
-  delete extra.limit;
-  return {
-    type: "heatmap",
-    z: z.map((row) => [...row]),
-    zmin: -limit,
-    zmax: limit,
-    colorscale: DIVERGING,
-    reversescale: true,
-    ...extra,
-  };
+  return { type: "heatmap", z: z.map((row) => [...row]), colorscale: DIVERGING, ...extra };
 }
 
 startPage({
@@ -34,7 +22,6 @@ startPage({
         heat(data.table, {
           x: columns,
           y: positions,
-          limit: 1,
           customdata: data.table.map(() => data.columns),
           colorbar: { title: { text: "value" } },
           hovertemplate: "position %{y}<br>column %{x} (%{customdata})<br>%{z:.6f}<extra></extra>",
@@ -48,6 +35,9 @@ startPage({
     );
 
     const learnedPositions = positions.slice(0, data.learned_rows);
+    // Side by side on a wide screen, one above the other on a phone.
+    const grid = panelGrid("plot-similarity", 2, 0.2);
+    const stacked = grid.stacked;
     draw(
       "plot-similarity",
       [
@@ -56,7 +46,7 @@ startPage({
           y: positions,
           xaxis: "x",
           yaxis: "y",
-          colorbar: { title: { text: "PE·PE" }, x: 0.4, len: 0.9 },
+          colorbar: stacked ? { title: { text: "PE·PE" }, x: 1.0, y: 0.78, len: 0.44 } : { title: { text: "PE·PE" }, x: 0.4, len: 0.9 },
           hovertemplate: "p %{y}, q %{x}<br>PE(p)·PE(q) = %{z:.6f}<extra></extra>",
         }),
         heat(data.learned_similarity, {
@@ -64,16 +54,18 @@ startPage({
           y: learnedPositions,
           xaxis: "x2",
           yaxis: "y2",
-          colorbar: { title: { text: "P·P" }, x: 1.0, len: 0.9 },
+          colorbar: stacked ? { title: { text: "P·P" }, x: 1.0, y: 0.22, len: 0.44 } : { title: { text: "P·P" }, x: 1.0, len: 0.9 },
           hovertemplate: "p %{y}, q %{x}<br>P(p)·P(q) = %{z:.3e}<extra></extra>",
         }),
       ],
       {
-        title: { text: "PE·PEᵀ of the sinusoid (left: constant diagonals) vs P·Pᵀ of the learned table (right)" },
-        xaxis: axis("position q", { domain: [0, 0.36] }),
-        yaxis: axis("position p", { autorange: "reversed" }),
-        xaxis2: axis("position q", { domain: [0.56, 0.92], range: [-0.5, data.seq_len - 0.5] }),
-        yaxis2: axis("position p", { autorange: false, range: [data.seq_len - 0.5, -0.5], anchor: "x2" }),
+        title: {
+          text: `PE·PE<sup>⊤</sup> of the sinusoid (${stacked ? "top" : "left"}: constant diagonals) and P·P<sup>⊤</sup> of the learned table (${stacked ? "bottom" : "right"})`,
+        },
+        xaxis: axis("position q", { domain: stacked ? grid.x[0] : [0, 0.36], anchor: "y" }),
+        yaxis: axis("position p", { autorange: "reversed", domain: grid.y[0], anchor: "x" }),
+        xaxis2: axis("position q", { domain: stacked ? grid.x[1] : [0.56, 0.92], range: [-0.5, data.seq_len - 0.5], anchor: "y2" }),
+        yaxis2: axis("position p", { autorange: false, range: [data.seq_len - 0.5, -0.5], anchor: "x2", domain: grid.y[1] }),
       },
     );
 
@@ -83,13 +75,12 @@ startPage({
         heat(data.shift_matrix, {
           x: columns,
           y: columns,
-          limit: 1,
           colorbar: { title: { text: "entry" } },
           hovertemplate: "row %{y}, column %{x}<br>%{z:.6f}<extra></extra>",
         }),
       ],
       {
-        title: { text: `Shift matrix M_k for k = ${data.shift}: PE(p + ${data.shift}) = M_k PE(p) for every p` },
+        title: { text: `Shift matrix M<sub>k</sub> for k = ${data.shift}: PE(p + ${data.shift}) = M<sub>k</sub> PE(p) for every p` },
         xaxis: axis("column", { scaleanchor: "y", constrain: "domain" }),
         yaxis: axis("row", { autorange: "reversed", constrain: "domain" }),
       },
@@ -139,7 +130,6 @@ startPage({
                 y: (data.max_len + data.seq_len - 1) / 2,
                 text: `no row: positions ≥ ${data.max_len} cannot be encoded`,
                 showarrow: false,
-                font: { size: 14 },
               },
             ]
           : [],
@@ -173,7 +163,7 @@ startPage({
           mode: "lines",
           x: positions,
           y: [...data.norm_rotated],
-          name: "‖R_m x‖ rotation (RoPE)",
+          name: "‖R<sub>m</sub> x‖ rotation (RoPE)",
           line: { color: COLORS[2], width: lineWidth(2), dash: "dash" },
         },
       ],

@@ -19,11 +19,9 @@ function drawMargin(data) {
   });
   traces.push({ type: "scatter", mode: "lines", x: [0, m.length - 1], y: [0, 0], name: "B = 0", line: { color: "#000", dash: "dash", width: lineWidth(1) } });
   draw("plot-margin", traces, {
-    margin: { r: 230 },
-    legend: { orientation: "v", x: 1.02, y: 1 },
-    title: { text: `B_m = Σ cos(m·θ_i) for distances m < ${m.length.toLocaleString("en-US")}` },
+    title: { text: `B<sub>m</sub> = Σ<sub>i</sub> cos(m·θ<sub>i</sub>) for distances m < ${m.length.toLocaleString("en-US")}` },
     xaxis: axis("distance m (tokens)"),
-    yaxis: axis("B_m"),
+    yaxis: axis("B<sub>m</sub>"),
   });
 }
 

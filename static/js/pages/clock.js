@@ -4,7 +4,7 @@
 // pausing or stepping writes it with pushState.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+import { COLORS, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
 
 const TWO_PI = 2 * Math.PI;
 const SYNC_MS = 250;
@@ -25,8 +25,15 @@ function radians(value) {
 
 // ---- the dial grid ------------------------------------------------------------------------------
 
+// Dials at least this many pixels apart, so their labels never run into each other.
+function dialPixels() {
+  return document.body.classList.contains("presenter") ? 140 : 92;
+}
+
 function layoutGrid(hands) {
-  const columns = Math.min(16, Math.max(4, Math.ceil(Math.sqrt(2 * hands))));
+  const el = document.getElementById("plot-clock");
+  const fit = Math.floor((el?.clientWidth || 900) / dialPixels());
+  const columns = Math.max(2, Math.min(16, fit, Math.ceil(Math.sqrt(2 * hands)) + 4));
   const rows = Math.ceil(hands / columns);
   const centres = [];
   for (let j = 0; j < hands; j += 1) centres.push([j % columns, -Math.floor(j / columns) * 1.25]);
@@ -81,7 +88,7 @@ function clockTraces(data, position) {
       x: labels.x,
       y: labels.y,
       text: labels.text,
-      textfont: { size: data.hands > 64 ? 8 : 10, color: "#333" },
+      textfont: { size: document.body.classList.contains("presenter") ? 16 : 10, color: "#333" },
       hoverinfo: "skip",
       showlegend: false,
     },
@@ -90,13 +97,15 @@ function clockTraces(data, position) {
 
 function drawClock(data, position) {
   const { columns, rows } = layoutGrid(data.hands);
-  const height = Math.max(260, Math.min(900, 70 + rows * (1000 / Math.max(columns, 8))));
+  const el = document.getElementById("plot-clock");
+  // As tall as the rows of dials need at the width they get (the dials are round: equal axis scales).
+  const height = Math.round(20 + (rows * 1.25 + 0.1) * ((el.clientWidth - 20) / columns));
+  if (el.style.height !== `${height}px`) el.style.height = `${height}px`;
   draw("plot-clock", clockTraces(data, position), {
     title: { text: `Position m = ${position}: ${data.hands} hands (label: pair j · period in tokens)` },
     xaxis: { visible: false, range: [-0.6, columns - 0.4], fixedrange: true },
     yaxis: { visible: false, range: [-(rows - 1) * 1.25 - 0.75, 0.6], scaleanchor: "x", fixedrange: true },
-    height,
-    margin: { l: 10, r: 10, t: 44, b: 10 },
+    margin: { l: 10, r: 10, t: 10, b: 10 },
     hovermode: "closest",
     uirevision: "clock",
   });
@@ -159,7 +168,6 @@ function aliasTraces(hand, positions, axes, highlight, title) {
       text: labels.text,
       xaxis: axes[0],
       yaxis: axes[1],
-      textfont: { size: 11 },
       hoverinfo: "skip",
       showlegend: false,
     },
@@ -177,6 +185,11 @@ function drawAlias(data) {
     fixedrange: true,
     ...(anchor ? { scaleanchor: anchor } : {}),
   });
+  const grid = panelGrid("plot-alias", 2, 0.14);
+  const labels = [
+    `fast hand θ = ${fmt(fast.theta, 6)} (period ${fmt(fast.period, 4)})`,
+    `slow hand θ = ${fmt(slow.theta, 6)} (period ${fmt(slow.period, 4)})`,
+  ];
   draw(
     "plot-alias",
     [
@@ -185,16 +198,20 @@ function drawAlias(data) {
     ],
     {
       title: { text: `Positions 0 … ${data.alias.count - 1} on two hands (orange: positions 0 and ${partner})` },
-      xaxis: square([0, 0.46]),
-      yaxis: square([0, 1], "x"),
-      xaxis2: square([0.54, 1]),
-      yaxis2: { ...square([0, 1], "x2"), anchor: "x2" },
-      annotations: [
-        { text: `fast hand θ = ${fmt(fast.theta, 6)} (period ${fmt(fast.period, 4)})`, x: 0.23, y: -0.04, xref: "paper", yref: "paper", showarrow: false, yanchor: "top" },
-        { text: `slow hand θ = ${fmt(slow.theta, 6)} (period ${fmt(slow.period, 4)})`, x: 0.77, y: -0.04, xref: "paper", yref: "paper", showarrow: false, yanchor: "top" },
-      ],
-      height: 460,
-      margin: { b: 50 },
+      xaxis: { ...square(grid.stacked ? [0, 1] : grid.x[0]), anchor: "y" },
+      yaxis: { ...square(grid.y[0], "x"), anchor: "x" },
+      xaxis2: { ...square(grid.stacked ? [0, 1] : grid.x[1]), anchor: "y2" },
+      yaxis2: { ...square(grid.y[1], "x2"), anchor: "x2" },
+      annotations: labels.map((text, i) => ({
+        text,
+        x: grid.stacked ? 0.5 : (grid.x[i][0] + grid.x[i][1]) / 2,
+        y: grid.y[i][0],
+        xref: "paper",
+        yref: "paper",
+        showarrow: false,
+        yanchor: "top",
+      })),
+      margin: { t: 10, l: 10, r: 10, b: 50 },
     },
   );
 }
@@ -264,20 +281,11 @@ let lastTime = null;
 let carry = 0;
 let lastSync = 0;
 
-function positionBox() {
-  return document.querySelector('input[data-param="position"][data-role="box"]');
-}
-
-// Hand the position to the page controller as if typed: it updates state, the slider and the address.
+// Hand the position to the page controller: it updates the state, the controls and the address.
 function sync(push) {
-  const box = positionBox();
-  if (!box) return;
-  if (current !== synced) {
-    synced = current;
-    box.value = String(current);
-    box.dispatchEvent(new Event("input", { bubbles: true }));
-  }
-  if (push) box.dispatchEvent(new Event("change", { bubbles: true }));
+  if (!page) return;
+  if (current !== synced) synced = current;
+  page.set("position", current, { finished: push });
 }
 
 function moveTo(position, push) {
@@ -340,7 +348,7 @@ document.querySelector(".transport")?.addEventListener("click", (event) => {
 
 let drawnFor = null; // the data and presenter mode the static parts were drawn for
 
-startPage({
+const page = startPage({
   draw(data, state) {
     const first = latest === null;
     latest = { data, state };

@@ -7,7 +7,7 @@ const PANELS = [
   { key: "rope", title: "RoPE score, constant content", color: COLORS[0] },
   { key: "sinusoidal", title: "sinusoid PE(p)·PE(p+Δ)", color: COLORS[2] },
   { key: "t5", title: "T5 bias b[bucket(Δ)]", color: COLORS[3] },
-  { key: "alibi", title: "ALiBi −m_h·|Δ| (past keys)", color: COLORS[1] },
+  { key: "alibi", title: "ALiBi −m<sub>h</sub>·|Δ| (past keys)", color: COLORS[1] },
   { key: "shaw", title: "Shaw: clipped offset used", color: COLORS[4] },
   { key: "nope", title: "NoPE: nothing", color: COLORS[7] },
 ];
@@ -60,8 +60,6 @@ function drawOffsets(data) {
     title: { text: `What position adds to the score, Δ = key − query from −${data.max_offset} to ${data.max_offset}` },
     showlegend: false,
     annotations: [],
-    margin: { l: 80, r: 30, t: 50, b: 56 },
-    height: 900,
   };
   const traces = [];
   PANELS.forEach((panel, i) => {
@@ -85,7 +83,6 @@ function drawOffsets(data) {
       yanchor: "top",
       showarrow: false,
       bgcolor: "rgba(255,255,255,0.8)",
-      font: { size: 12 },
     });
     if (panel.key === "alibi") {
       const heads = data.alibi_slopes.length;
@@ -115,25 +112,35 @@ function drawHeatmaps(data) {
   const positions = Array.from({ length: data.seq_len }, (_, i) => i);
   const titles = {
     rope: "RoPE score",
-    sinusoidal: "PE·PEᵀ",
+    sinusoidal: "PE·PE<sup>⊤</sup>",
     t5: "T5 bias",
     alibi: `ALiBi head ${data.head}`,
     shaw: "Shaw clipped offset",
     nope: "NoPE",
   };
   const traces = [];
-  const layout = { title: { text: "The same quantities for every query (rows) and key (columns)" }, annotations: [], height: 640 };
-  const cols = 3;
+  const layout = { title: { text: "The same quantities for every query (rows) and key (columns)" }, annotations: [], margin: { l: 10, r: 10, t: 10, b: 10 } };
+  // Three matrices a row on a wide screen, two on a phone; the plot as tall as its rows of squares.
+  const el = document.getElementById("plot-heatmaps");
+  const cols = el.clientWidth < 600 ? 2 : 3;
+  const rows = Math.ceil(data.families.length / cols);
+  const label = document.body.classList.contains("presenter") ? 34 : 24;
+  const cell = el.clientWidth / cols;
+  const height = Math.round(rows * (cell + label) + 20);
+  if (el.style.height !== `${height}px`) el.style.height = `${height}px`;
+  const rowShare = (cell + label) / (height - 20);
   data.families.forEach((family, i) => {
     const z = data.heatmaps[family];
-    const limit = z.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
+    const values = z.flat().filter((v) => v !== null && Number.isFinite(v));
+    const lo = Math.min(...values);
+    const hi = Math.max(...values);
     const suffix = i === 0 ? "" : String(i + 1);
     const row = Math.floor(i / cols);
     const col = i % cols;
     const x0 = col / cols + 0.02;
-    const x1 = (col + 1) / cols - 0.04;
-    const y1 = 1 - row * 0.52 - 0.06;
-    const y0 = y1 - 0.38;
+    const x1 = (col + 1) / cols - 0.02;
+    const y1 = 1 - row * rowShare - label / (height - 20);
+    const y0 = Math.max(0, y1 - rowShare + label / (height - 20) + 0.01);
     traces.push({
       type: "heatmap",
       z: z.map((r) => [...r]),
@@ -141,18 +148,15 @@ function drawHeatmaps(data) {
       y: positions,
       xaxis: `x${suffix}`,
       yaxis: `y${suffix}`,
-      zmin: -limit,
-      zmax: limit,
       colorscale: DIVERGING,
-      reversescale: true,
       showscale: false,
       hoverongaps: false,
       hovertemplate: `${titles[family]}<br>query %{y}, key %{x}<br>%{z:.5g}<extra></extra>`,
     });
     layout[`xaxis${suffix}`] = axis("", { domain: [x0, x1], anchor: `y${suffix}`, showticklabels: false });
-    layout[`yaxis${suffix}`] = axis("", { domain: [y0, y1], anchor: `x${suffix}`, autorange: "reversed", showticklabels: false });
+    layout[`yaxis${suffix}`] = axis("", { domain: [y0, y1], anchor: `x${suffix}`, autorange: "reversed", showticklabels: false, scaleanchor: `x${suffix}`, constrain: "domain" });
     layout.annotations.push({
-      text: `${titles[family]} (±${fmt(limit)})`,
+      text: `${titles[family]} (${lo === hi ? `all ${fmt(lo)}` : `${fmt(lo)} … ${fmt(hi)}`})`,
       xref: "paper",
       yref: "paper",
       x: (x0 + x1) / 2,
@@ -160,7 +164,6 @@ function drawHeatmaps(data) {
       xanchor: "center",
       yanchor: "bottom",
       showarrow: false,
-      font: { size: 12 },
     });
   });
   return draw("plot-heatmaps", traces, layout);

@@ -1,7 +1,7 @@
 // Conventions: the interleaved→half permutation as a wiring diagram, and three score matrices.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, draw, fmt, lineWidth } from "../lib/plot.js";
+import { COLORS, DIVERGING, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
 
 function out(name, text) {
   const slot = document.querySelector(`[data-out="${name}"]`);
@@ -29,24 +29,29 @@ function pairRows(data) {
 function wiring(data) {
   const d = data.head_dim;
   const r = data.rotary_dim;
-  const traces = [];
-  // Top row: coordinate c of the vector in interleaved storage.  Bottom row: slot i of x[P] (half storage),
-  // which holds coordinate P[i].  Each wire is coloured by the pair the coordinate belongs to.
+  // One trace per colour (wires separated by gaps), not one per wire: a 128-dimensional head would
+  // otherwise be 128 traces to redraw.
+  const wires = new Map();
   data.permutation.forEach((source, slot) => {
     const pair = source < r ? Math.floor(source / 2) : null;
     const color = pair === null ? "#9a9aa2" : COLORS[pair % COLORS.length];
-    traces.push({
-      type: "scatter",
-      mode: "lines",
-      x: [source, slot],
-      y: [1, 0],
-      line: { color, width: lineWidth(d > 32 ? 1 : 2) },
-      hovertemplate: pair === null
-        ? `dimension ${source} does not rotate<extra></extra>`
-        : `dimension ${source} (pair ${pair}) → slot ${slot} of x[P]<extra></extra>`,
-      showlegend: false,
-    });
+    const wire = wires.get(color) || { x: [], y: [], text: [] };
+    const label = pair === null ? `dimension ${source} does not rotate` : `dimension ${source} (pair ${pair}) → slot ${slot} of x[P]`;
+    wire.x.push(source, slot, null);
+    wire.y.push(1, 0, null);
+    wire.text.push(label, label, "");
+    wires.set(color, wire);
   });
+  const traces = [...wires].map(([color, wire]) => ({
+    type: "scatter",
+    mode: "lines",
+    x: wire.x,
+    y: wire.y,
+    text: wire.text,
+    line: { color, width: lineWidth(d > 32 ? 1 : 2) },
+    hovertemplate: "%{text}<extra></extra>",
+    showlegend: false,
+  }));
   const idx = [...Array(d).keys()];
   const pairOf = (c) => (c < r ? `pair ${Math.floor(c / 2)}` : "pass-through");
   traces.push({
@@ -84,8 +89,7 @@ function wiring(data) {
       showgrid: false,
       fixedrange: true,
     },
-    height: 320,
-    margin: { l: 110 },
+    margin: { l: document.body.classList.contains("presenter") ? 150 : 110 },
   });
 }
 
@@ -95,20 +99,20 @@ function matrices(data) {
     ["half_permuted", "half on (q[P], k[P])"],
     ["half_raw", "half on raw (q, k): different"],
   ];
-  const limit = Math.max(
-    ...panels.map(([key]) => Math.max(...data.scores[key].map((row) => Math.max(...row.map(Math.abs))))),
-    1e-12,
-  );
+  // One colour scale for the three matrices, so equal colours are equal scores.
+  const values = panels.flatMap(([key]) => data.scores[key].flat());
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const grid = panelGrid("plot-matrices", panels.length);
   const idx = [...Array(data.seq_len).keys()];
   const traces = panels.map(([key, label], i) => ({
     type: "heatmap",
     z: data.scores[key].map((row) => [...row]),
     x: idx,
     y: idx,
-    zmin: -limit,
-    zmax: limit,
+    zmin: lo,
+    zmax: hi,
     colorscale: DIVERGING,
-    reversescale: true,
     showscale: i === 2,
     colorbar: { title: { text: "score" } },
     xaxis: i === 0 ? "x" : `x${i + 1}`,
@@ -117,12 +121,11 @@ function matrices(data) {
     hovertemplate: `${label}<br>m = %{y}, n = %{x}<br>s = %{z:.12f}<extra></extra>`,
   }));
   const layout = {
-    height: 430,
     margin: { t: 40 },
     annotations: panels.map(([, label], i) => ({
       text: label,
-      x: (i + 0.5) / 3,
-      y: 1.02,
+      x: (grid.x[i][0] + grid.x[i][1]) / 2,
+      y: grid.y[i][1],
       xref: "paper",
       yref: "paper",
       yanchor: "bottom",
@@ -132,7 +135,8 @@ function matrices(data) {
   panels.forEach((_, i) => {
     const suffix = i === 0 ? "" : String(i + 1);
     layout[`xaxis${suffix}`] = {
-      domain: [i / 3 + 0.02, (i + 1) / 3 - 0.03],
+      domain: grid.x[i],
+      anchor: `y${suffix}`,
       range: [-0.5, data.seq_len - 0.5],
       title: { text: "key n" },
       constrain: "domain",
@@ -140,9 +144,10 @@ function matrices(data) {
     layout[`yaxis${suffix}`] = {
       range: [data.seq_len - 0.5, -0.5],
       constrain: "domain",
+      domain: grid.y[i],
       anchor: `x${suffix}`,
       scaleanchor: `x${suffix}`,
-      title: i === 0 ? { text: "query m" } : undefined,
+      title: i === 0 || grid.stacked ? { text: "query m" } : undefined,
     };
   });
   draw("plot-matrices", traces, layout);

@@ -26,7 +26,7 @@ startPage({
           mode: "lines+markers",
           x: [...pairs],
           y: [...data.wavelength],
-          name: "wavelength 2π/θ_j",
+          name: "wavelength 2π/θ<sub>j</sub>",
           line: { color: "#888", width: lineWidth(1) },
           marker: { color: colors, size: lineWidth(3) * 2 },
           text: hover,
@@ -45,7 +45,7 @@ startPage({
       {
         title: { text: "Tokens per full turn (blue: completes a turn within L)" },
         xaxis: axis("pair index j"),
-        yaxis: axis("wavelength λ_j (tokens)", { type: "log", exponentformat: "power" }),
+        yaxis: axis("wavelength λ<sub>j</sub> (tokens)", { type: "log", exponentformat: "power" }),
       },
     );
     draw(
@@ -56,7 +56,7 @@ startPage({
           mode: "lines+markers",
           x: [...pairs],
           y: [...data.inv_freq],
-          name: "θ_j",
+          name: "θ<sub>j</sub>",
           line: { color: COLORS[0], width: lineWidth(2) },
           marker: { size: lineWidth(2) * 2 },
           text: hover,
@@ -66,7 +66,7 @@ startPage({
       {
         title: { text: "Radians per token" },
         xaxis: axis("pair index j"),
-        yaxis: axis("θ_j (rad / token)", { type: "log", exponentformat: "power" }),
+        yaxis: axis("θ<sub>j</sub> (rad / token)", { type: "log", exponentformat: "power" }),
         showlegend: false,
       },
     );

@@ -95,31 +95,33 @@ startPage({
       y1: 1,
       line: { color: "#555", width: 1, dash: "dot" },
     }));
-    const annotations = marks.slice(0, 6).map((mark, i) => ({
+    // The marks' offsets, written above the plot (the first return is also a readout below).
+    const annotations = marks.slice(0, 6).map((mark) => ({
       x: data.spacing === "log" ? Math.log10(mark.delta) : mark.delta,
       y: 1,
       xref: "x",
       yref: "paper",
       yanchor: "bottom",
       showarrow: false,
-      font: { size: 10, color: "#444" },
-      text: i === 0 ? `hand ${data.returns.hand} back to ${fmt(mark.gap, 3)} rad at Δ=${mark.delta}` : `Δ=${mark.delta}`,
-      textangle: i === 0 ? 0 : -60,
-      xanchor: i === 0 ? "right" : "center",
+      font: { color: "#444" },
+      text: `Δ=${mark.delta}`,
+      textangle: -60,
+      xanchor: "center",
     }));
+    const first = x.find((value) => value > 0) ?? 1;
+    const last = x[x.length - 1];
+    const xRange = data.spacing === "log" ? [Math.log10(first), Math.log10(last)] : [0, last];
     draw("plot-offsets", traces, {
       title: {
         text: `s(Δ) for ${data.content} content, d = ${data.head_dim}` +
           (data.dropped_pairs ? `, p-RoPE: ${data.dropped_pairs} slowest pairs not rotating` : ""),
-        y: 0.98,
       },
-      xaxis: axis("offset Δ = n − m (tokens)", data.spacing === "log" ? { type: "log", exponentformat: "power" } : {}),
+      xaxis: axis("offset Δ = n − m (tokens)", { range: xRange, ...(data.spacing === "log" ? { type: "log", exponentformat: "power" } : {}) }),
       yaxis: axis("score s(Δ)"),
       shapes,
       annotations,
-      height: 600,
-      legend: { orientation: "h", x: 0, xanchor: "left", yref: "container", y: 0.01, yanchor: "bottom" },
-      margin: { t: 80, b: document.body.classList.contains("presenter") ? 170 : 110 },
+      // Room above the plot for the labels of the near-return marks.
+      margin: { t: document.body.classList.contains("presenter") ? 130 : 80 },
     });
 
     out("points", `${data.total_points.toLocaleString("en-US")} in ${data.column_start.length} columns (up to ${data.max_points_per_column} per column)`);

@@ -5,8 +5,6 @@ import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
 
 const DASH = { float32: "solid", bfloat16: "dash", float16: "dot" };
-// Twelve curves: a vertical legend on the right keeps every entry inside the plot's own box.
-const LAYOUT = { margin: { r: 170 }, legend: { orientation: "v", x: 1.02, y: 1 } };
 
 function positive(values) {
   return values.map((v) => (v > 0 && Number.isFinite(v) ? v : null));
@@ -41,13 +39,11 @@ function collisionCell(entry, seqLen) {
 startPage({
   draw(data) {
     draw("plot-angle", curves(data, "angle_error_max"), {
-      ...LAYOUT,
       title: { text: `Angle error |φ̃ − m·θ| (largest per column), positions 0 … ${data.seq_len - 1}` },
       xaxis: axis("position m"),
       yaxis: axis("angle error (radians)", { type: "log", exponentformat: "power" }),
     });
     draw("plot-score", curves(data, "score_error_max"), {
-      ...LAYOUT,
       title: { text: "Score term error |cos φ̃ − cos m·θ| (largest per column)" },
       xaxis: axis("position m"),
       yaxis: axis("score error", { type: "log", exponentformat: "power" }),

@@ -26,9 +26,12 @@ function fillRows(name, rows) {
   );
 }
 
-function power(exponent) {
-  const rounded = Math.round(exponent * 1000) / 1000;
-  return `2^${rounded}`;
+const SUPERSCRIPT = { "-": "⁻", ".": "·", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
+
+/** 2 to a power, as markup (plot text) or with superscript characters (readouts). */
+function power(exponent, markup = true) {
+  const rounded = String(Math.round(exponent * 1000) / 1000);
+  return markup ? `2<sup>${rounded}</sup>` : `2${[...rounded].map((ch) => SUPERSCRIPT[ch] ?? ch).join("")}`;
 }
 
 function drawShaw(shaw) {
@@ -101,7 +104,6 @@ function drawT5(t5) {
     },
   );
   const z = t5.bias_matrix.map((row) => [...row]);
-  const limit = Math.max(...t5.bucket_bias.map(Math.abs)) || 1;
   const positions = Array.from({ length: t5.seq_len }, (_, i) => i);
   draw(
     "plot-t5-bias",
@@ -111,10 +113,7 @@ function drawT5(t5) {
         z,
         x: positions,
         y: positions,
-        zmin: -limit,
-        zmax: limit,
         colorscale: DIVERGING,
-        reversescale: true,
         colorbar: { title: { text: "bias" } },
         hovertemplate: "query %{y}, key %{x}<br>bias %{z:.4f}<extra></extra>",
       },
@@ -145,7 +144,7 @@ function drawAlibi(alibi) {
     {
       title: { text: `ALiBi slopes for ${alibi.num_heads} heads (orange: head shown below)` },
       xaxis: axis("head h (0-based)"),
-      yaxis: axis("slope m_h", { type: "log", exponentformat: "power", dtick: 1 }),
+      yaxis: axis("slope m<sub>h</sub>", { type: "log", exponentformat: "power", dtick: 1 }),
       showlegend: false,
     },
   );
@@ -166,7 +165,7 @@ function drawAlibi(alibi) {
     })),
     {
       title: {
-        text: `ALiBi penalty −m_h·(i − j) against distance${alibi.num_heads > shown ? ` (${picked.length} of ${alibi.num_heads} heads)` : ""}`,
+        text: `ALiBi penalty −m<sub>h</sub>·(i − j) against distance${alibi.num_heads > shown ? ` (${picked.length} of ${alibi.num_heads} heads)` : ""}`,
       },
       xaxis: axis("distance i − j to an earlier key"),
       yaxis: axis("added to the score"),
@@ -190,7 +189,7 @@ function drawAlibi(alibi) {
       },
     ],
     {
-      title: { text: `ALiBi bias of head ${alibi.head} (${alibi.form === "paper" ? "−m·(i − j)" : "m·j, BLOOM form"}); blank = future, masked` },
+      title: { text: `ALiBi bias of head ${alibi.head} (${alibi.form === "paper" ? "−m·(i − j)" : "m·j, BLOOM form"}); grey = future keys, masked` },
       xaxis: axis("key position j"),
       yaxis: axis("query position i", { autorange: "reversed" }),
     },
@@ -218,7 +217,7 @@ startPage({
     out("t5_limit", String(t5.max_offset));
     const listed = alibi.slope_exponents.slice(0, 12).map(power).join(", ");
     out("alibi_slopes", alibi.num_heads > 12 ? `${listed}, … (${alibi.num_heads} heads)` : listed);
-    out("alibi_head", `head ${alibi.head}: m = ${fmt(alibi.slopes[alibi.head])} = ${power(alibi.slope_exponents[alibi.head])}`);
+    out("alibi_head", `head ${alibi.head}: m = ${fmt(alibi.slopes[alibi.head])} = ${power(alibi.slope_exponents[alibi.head], false)}`);
     fillRows(
       "buckets",
       t5.bucket_ranges.map((r) => [

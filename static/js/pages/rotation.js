@@ -1,22 +1,13 @@
 // Rotation in the plane: original vectors (grey), rotated ones, the angle between them, in two panels.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+import { COLORS, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
 
 const GREY = "#9a9aa2";
 
 function out(name, text) {
   const slot = document.querySelector(`[data-out="${name}"]`);
   if (slot) slot.textContent = text;
-}
-
-// Legend pinned to the bottom of the figure, below the axis title, with room for larger presenter fonts.
-function legendBelow() {
-  const presenter = document.body.classList.contains("presenter");
-  return {
-    legend: { orientation: "h", x: 0, xanchor: "left", yref: "container", y: 0.01, yanchor: "bottom" },
-    margin: { b: presenter ? 170 : 100 },
-  };
 }
 
 function degrees(value) {
@@ -125,22 +116,27 @@ startPage({
       constrain: "domain",
       ...(anchor ? { scaleanchor: anchor, scaleratio: 1 } : {}),
     });
+    const grid = panelGrid("plot-planes", 2, 0.08);
+    const [leftLabel, rightLabel] = [`positions m = ${left.m}, n = ${left.n}`, `shifted by k = ${data.shift}: m = ${right.m}, n = ${right.n}`];
     draw(
       "plot-planes",
       [...panelTraces(data, left, ["x", "y"], true), ...panelTraces(data, right, ["x2", "y2"], false)],
       {
         title: { text: `θ = ${fmt(data.theta, 6)} rad (${fmt(data.theta_degrees, 5)}°) per token, offset n − m = ${data.offset}` },
-        xaxis: square([0, 0.46]),
-        yaxis: square([0, 1], "x"),
-        xaxis2: square([0.54, 1]),
-        yaxis2: { ...square([0, 1], "x2"), anchor: "x2" },
-        annotations: [
-          { text: `positions<br>m = ${left.m}, n = ${left.n}`, x: 0.23, y: 1.0, xref: "paper", yref: "paper", yanchor: "bottom", showarrow: false },
-          { text: `shifted by k = ${data.shift}<br>m = ${right.m}, n = ${right.n}`, x: 0.77, y: 1.0, xref: "paper", yref: "paper", yanchor: "bottom", showarrow: false },
-        ],
-        height: 520,
-        ...legendBelow(),
-        margin: { ...legendBelow().margin, t: 110 },
+        xaxis: { ...square(grid.stacked ? [0, 1] : grid.x[0]), anchor: "y" },
+        yaxis: { ...square(grid.y[0], "x"), anchor: "x" },
+        xaxis2: { ...square(grid.stacked ? [0, 1] : grid.x[1]), anchor: "y2" },
+        yaxis2: { ...square(grid.y[1], "x2"), anchor: "x2" },
+        annotations: [leftLabel, rightLabel].map((text, i) => ({
+          text,
+          x: grid.stacked ? 0.5 : (grid.x[i][0] + grid.x[i][1]) / 2,
+          y: grid.y[i][1],
+          xref: "paper",
+          yref: "paper",
+          yanchor: "bottom",
+          showarrow: false,
+        })),
+        margin: { t: 44, l: 30, r: 20, b: 30 },
       },
     );
 
@@ -178,8 +174,6 @@ startPage({
         title: { text: "Length of the query against its position" },
         xaxis: axis("position m"),
         yaxis: axis("length", { rangemode: "tozero" }),
-        height: 360,
-        ...legendBelow(),
       },
     );
 
@@ -218,8 +212,6 @@ startPage({
         title: { text: `Score of the pair with gap ${data.offset}, shifted by k` },
         xaxis: axis("shift k (both positions)"),
         yaxis: axis("score"),
-        height: 360,
-        ...legendBelow(),
       },
     );
 

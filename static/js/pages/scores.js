@@ -26,15 +26,14 @@ function identityRows(items) {
 
 const WHAT_IF = {
   none: "",
-  zero: "Every θ_j = 0: nothing rotates, so every cell equals q·k/√d and position has vanished.",
-  pi: "Every θ_j = π: one step turns every pair half way round, so cells alternate ±q·k/√d with the parity of n − m.",
+  zero: "Every θⱼ = 0: nothing rotates, so every cell equals q·k/√d and position has vanished.",
+  pi: "Every θⱼ = π: one step turns every pair half way round, so cells alternate ±q·k/√d with the parity of n − m.",
 };
 
 startPage({
   draw(data) {
     const blocks = data.starts.length;
     const labels = data.starts.map((start, i) => (data.sizes[i] === 1 ? start : start + (data.sizes[i] - 1) / 2));
-    const limit = Math.max(Math.abs(data.score_min ?? 0), Math.abs(data.score_max ?? 0), 1e-12);
     const hover = data.block === 1
       ? "query m = %{y}<br>key n = %{x}<br>s = %{z:.10f}<extra></extra>"
       : `query block centred at %{y}<br>key block centred at %{x}<br>mean of ${data.block}×${data.block} cells: %{z:.10f}<extra></extra>`;
@@ -46,10 +45,7 @@ startPage({
           z: data.scores.map((row) => [...row]),
           x: [...labels],
           y: [...labels],
-          zmin: -limit,
-          zmax: limit,
           colorscale: DIVERGING,
-          reversescale: true,
           colorbar: { title: { text: "score" } },
           hovertemplate: hover,
           hoverongaps: false,
@@ -62,7 +58,6 @@ startPage({
         },
         xaxis: axis("key position n", { range: [-0.5, data.seq_len - 0.5], constrain: "domain" }),
         yaxis: axis("query position m", { range: [data.seq_len - 0.5, -0.5], scaleanchor: "x", constrain: "domain" }),
-        height: 620,
       },
     );
     out(

@@ -20,8 +20,6 @@ function out(name, text) {
   if (slot) slot.textContent = text;
 }
 
-// Long legends go below the axis title: taller plots with room at the bottom.
-const TALL = { height: 560, margin: { b: 170 }, legend: { orientation: "h", y: -0.3 } };
 
 function vline(x, y0, y1, name, color, dash = "dash") {
   return {
@@ -93,10 +91,9 @@ function drawScale(data, byPair) {
     traces.push(vline(data.llama3_bands.low_freq_wavelen, y0, y1, `llama3 edge L/low = ${fmt(data.llama3_bands.low_freq_wavelen)}`, COLORS[4], "dot"));
   }
   draw("plot-scale", traces, {
-    ...TALL,
     title: { text: `Scale θ′/θ per pair (s = ${fmt(data.factor)}, L = ${L}, T = ${data.target_len})` },
-    xaxis: byPair ? axis("pair index j") : axis("wavelength λ_j = 2π/θ_j (tokens)", { type: "log", exponentformat: "power" }),
-    yaxis: axis("θ′_j / θ_j", { type: "log", exponentformat: "power", range: [Math.log10(y0), Math.log10(y1)] }),
+    xaxis: byPair ? axis("pair index j") : axis("wavelength λ<sub>j</sub> = 2π/θ<sub>j</sub> (tokens)", { type: "log", exponentformat: "power" }),
+    yaxis: axis("θ′<sub>j</sub> / θ<sub>j</sub>", { type: "log", exponentformat: "power", range: [Math.log10(y0), Math.log10(y1)] }),
   });
 }
 
@@ -136,7 +133,6 @@ function drawRamp(data, byPair) {
   traces.push(vline(byPair ? pairOf(edges[0], data) : edges[0], 1 / s / 1.2, 1.2, `λ = L/β = ${fmt(edges[0])}`, "#666", "dot"));
   traces.push(vline(byPair ? pairOf(edges[1], data) : edges[1], 1 / s / 1.2, 1.2, `λ = L/α = ${fmt(edges[1])}`, "#666", "dot"));
   draw("plot-ramp", traces, {
-    ...TALL,
     title: { text: "YaRN: the paper's ramp against the code's ramp" },
     xaxis: byPair ? axis("pair index j") : axis("wavelength λ (tokens)", { type: "log", exponentformat: "power" }),
     yaxis: axis("θ′ / θ", { type: "log", exponentformat: "power" }),
@@ -147,9 +143,9 @@ function drawCoverage(data, byPair) {
   const x = byPair ? [...data.pair] : [...data.wavelength];
   const c = data.coverage;
   const traces = [
-    { name: `largest angle in training (L·θ_j, L = ${data.train_len})`, y: c.train_max_angle, color: COLORS[2], dash: "solid" },
-    { name: `at T = ${data.target_len}, unscaled (T·θ_j)`, y: c.target_unscaled, color: COLORS[1], dash: "dash" },
-    { name: `at T, after ${data.rope_type} (T·θ′_j)`, y: c.target_scaled, color: "#000", dash: "solid" },
+    { name: `largest angle in training (L·θ<sub>j</sub>, L = ${data.train_len})`, y: c.train_max_angle, color: COLORS[2], dash: "solid" },
+    { name: `at T = ${data.target_len}, unscaled (T·θ<sub>j</sub>)`, y: c.target_unscaled, color: COLORS[1], dash: "dash" },
+    { name: `at T, after ${data.rope_type} (T·θ′<sub>j</sub>)`, y: c.target_scaled, color: "#000", dash: "solid" },
   ].map((item) => ({
     type: "scatter",
     mode: "lines+markers",
@@ -168,9 +164,8 @@ function drawCoverage(data, byPair) {
     line: { color: "#666", dash: "dot", width: lineWidth(1) },
   });
   draw("plot-coverage", traces, {
-    ...TALL,
     title: { text: "Angle coverage: which pairs leave the range seen in training" },
-    xaxis: byPair ? axis("pair index j") : axis("wavelength λ_j (tokens)", { type: "log", exponentformat: "power" }),
+    xaxis: byPair ? axis("pair index j") : axis("wavelength λ<sub>j</sub> (tokens)", { type: "log", exponentformat: "power" }),
     yaxis: axis("largest angle (radians)", { type: "log", exponentformat: "power" }),
   });
 }
@@ -193,8 +188,7 @@ function drawTemperature(data) {
       vline(s, 1, Math.max(...t.yarn), `s = ${fmt(s)}`, "#444"),
     ],
     {
-      ...TALL,
-      title: { text: "Attention factor against scale (cos and sin × factor; logits × factor²)" },
+        title: { text: "Attention factor against scale (cos and sin × factor; logits × factor²)" },
       xaxis: axis("scale factor s", { type: "log" }),
       yaxis: axis("attention factor"),
     },
@@ -216,8 +210,7 @@ function drawDynamic(data) {
       vline(data.target_len, data.base, hi, `T = ${data.target_len}`, "#000", "dot"),
     ],
     {
-      ...TALL,
-      title: { text: `Dynamic NTK: base against current length (s = ${fmt(data.factor)})` },
+        title: { text: `Dynamic NTK: base against current length (s = ${fmt(data.factor)})` },
       xaxis: axis("current length (tokens)", { type: "log", exponentformat: "power" }),
       yaxis: axis("base b′", { type: "log", exponentformat: "power" }),
     },

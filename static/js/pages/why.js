@@ -1,7 +1,7 @@
 // Why position? The inspected word's output in the sentence and in its reordering, with and without position.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, draw, fmt } from "../lib/plot.js";
+import { COLORS, DIVERGING, axis, draw, fmt, panelGrid } from "../lib/plot.js";
 
 const NAMES = { none: "no position", learned: "learned table", sinusoidal: "sinusoidal", rope: "RoPE" };
 
@@ -53,7 +53,10 @@ function scoreHeatmaps(data, key) {
   const labels = data.words.map((w, i) => `${i} ${w}`);
   const none = data.schemes.none.scores;
   const other = data.schemes[key].scores;
-  const limit = Math.max(...none.flat().map(Math.abs), ...other.flat().map(Math.abs)) || 1;
+  // One colour scale for both matrices, so equal colours are equal scores.
+  const values = [...none.flat(), ...other.flat()].filter(Number.isFinite);
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
   const heat = (z, xaxis, yaxis, showscale) => ({
     type: "heatmap",
     z: z.map((row) => [...row]),
@@ -61,22 +64,26 @@ function scoreHeatmaps(data, key) {
     y: labels,
     xaxis,
     yaxis,
-    zmin: -limit,
-    zmax: limit,
+    zmin: lo,
+    zmax: hi,
     colorscale: DIVERGING,
-    reversescale: true,
     showscale,
     colorbar: { title: { text: "score" } },
     hovertemplate: "query %{y}<br>key %{x}<br>score %{z:.6g}<extra></extra>",
   });
+  // Side by side on a wide screen, one above the other on a phone.
+  const grid = panelGrid("plot-scores", 2, 0.14);
+  const stacked = grid.stacked;
+  const size = document.body.classList.contains("presenter") ? 20 : 13;
+  const longest = Math.max(...labels.map((label) => label.length));
+  const left = Math.round(Math.min(220, longest * size * 0.62 + size * 2.6));
   return draw("plot-scores", [heat(none, "x", "y", false), heat(other, "x2", "y2", true)], {
-    title: { text: `Scores q·k/√d in “${data.words.join(" ")}”: no position (left), ${NAMES[key]} (right)` },
-    grid: { rows: 1, columns: 2, pattern: "independent" },
-    margin: { l: 100 }, // room for the word labels of the left matrix
-    xaxis: axis("key", { domain: [0, 0.42], type: "category" }),
-    yaxis: axis("query", { autorange: "reversed", type: "category" }),
-    xaxis2: axis("key", { domain: [0.56, 0.96], type: "category" }),
-    yaxis2: axis("query", { autorange: "reversed", type: "category", anchor: "x2" }),
+    title: { text: `Scores q·k/√d in “${data.words.join(" ")}”: no position (${stacked ? "top" : "left"}), ${NAMES[key]} (${stacked ? "bottom" : "right"})` },
+    margin: { l: left, b: Math.round(size * 2.4 + longest * size * 0.5) },
+    xaxis: axis("key", { domain: grid.x[0], type: "category", tickangle: -40, anchor: "y" }),
+    yaxis: axis("query", { autorange: "reversed", type: "category", domain: grid.y[0], anchor: "x" }),
+    xaxis2: axis("key", { domain: grid.x[1], type: "category", tickangle: -40, anchor: "y2" }),
+    yaxis2: axis(stacked ? "query" : "", { autorange: "reversed", type: "category", anchor: "x2", domain: grid.y[1] }),
   });
 }
 
