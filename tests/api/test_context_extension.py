@@ -135,7 +135,6 @@ def test_post_ignores_unrelated_keys(client):
 @pytest.mark.parametrize(
     "config, param",
     [
-        ({**LLAMA31, "rope_scaling": {**LLAMA31["rope_scaling"], "finetuned": True}}, "rope_scaling.finetuned"),
         ({**LLAMA31, "rope_scaling": {**LLAMA31["rope_scaling"], "rope_type": "llama4"}}, "rope_scaling.rope_type"),
         ({**LLAMA31, "rope_scaling": {k: v for k, v in LLAMA31["rope_scaling"].items() if k != "low_freq_factor"}}, "rope_scaling.low_freq_factor"),
         ({"num_attention_heads": 32, "rope_theta": 1e4}, "head_dim"),
