@@ -376,10 +376,10 @@ def smallest_base_witnesses(head_dim: int, length: int) -> list[int]:
         return []
     values = set(int(v) for v in records.reach if 0 <= v < length)
     values |= set(int(v) for v in records.previous_fails_at if 0 <= v < length)
-    return sorted(values)[-64:]
+    return sorted(values)[-32:]
 
 
-def larger_failing_base(head_dim: int, length: int, smallest_index: int, steps: int = 512) -> dict | None:
+def larger_failing_base(head_dim: int, length: int, smallest_index: int, steps: int = 64) -> dict | None:
     """The first grid value above the smallest base (within ``steps`` grid values) shown to fail
     ``length`` at one of :func:`smallest_base_witnesses`' distances: ``{"base", "fails_at"}`` with
     B at that m < 0 by the definition (not necessarily its first failing m), or None."""

@@ -488,6 +488,11 @@ def consistency_notes(config: RopeConfig) -> list[str]:
             f"original_max_position_embeddings ({L0}) is not below max_position_embeddings ({Lmax}); transformers "
             "warns and computes anyway."
         )
+    if t == "llama3" and config.high_freq_factor is not None and config.high_freq_factor == config.low_freq_factor:
+        notes.append(
+            f"high_freq_factor equals low_freq_factor ({config.high_freq_factor:g}): no pair is blended, each is kept or "
+            "divided by s; transformers warns and computes it."
+        )
     if t == "longrope" and config.factor is None:
         notes.append(
             f"factor is not set, so transformers uses max_position_embeddings / original_max_position_embeddings "

@@ -175,7 +175,7 @@ register(
             "`base_checked_length` distances) with `base_first_failing_m`, and `smallest_base`: the smallest b ≥ 1 "
             "with four significant digits that passes (the passing bases are not an interval: a larger base can fail; "
             "`larger_failing_base` gives one). It is read from records precomputed by scripts/men_table.py for head "
-            "dims 8, 16, …, 256 and T ≤ 2^20 (`smallest_base_source` \"table\"), searched for this request when that "
+            "dims 8, 16, …, 96, 112, 128, 160, 192 and 256 and T ≤ 2^20 (`smallest_base_source` \"table\"), searched for this request when that "
             "fits in ~50 ms (\"live\"), or not given (null, with `smallest_base_reason`). `margin` holds B_m for b and "
             "for smallest_base as a min/max envelope per column over m < `margin.length` (all of m < T while "
             "T·d/2 ≤ 2^24)."

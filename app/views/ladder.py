@@ -148,6 +148,9 @@ def compute_ladder(params: LadderParams) -> dict[str, Any]:
         "scale": extra["scale"],
         "resolved": extra["resolved"],
         "notes": extra["notes"],
+        "logit_multiplier": extra["logit_multiplier"],
+        "softmax_scale_multiplier": extra["softmax_scale_multiplier"],
+        "attention_factors": extra["attention_factors"],
     }
 
 
@@ -288,11 +291,19 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
     description=(
         "The body is a model's `config.json` as published (or any subset): `rope_theta`, `head_dim` (or "
         "`hidden_size` + `num_attention_heads`), `partial_rotary_factor`, `max_position_embeddings`, and "
-        "`rope_scaling` (with `rope_type` or the older `type`) or transformers 5's `rope_parameters`. "
-        "Unrelated keys are ignored; unknown keys inside the RoPE dict, an unknown rope_type or a missing "
-        "required field give 422 naming it. Returns `inv_freq` (one per rotated pair), `attention_factor`, "
-        "`wavelength`, `scale` against the unscaled ladder, the `resolved` parameters and `links` to the "
-        "same view as GET URLs. Example body: "
+        "`rope_scaling` (with `rope_type` or the older `type`) or transformers 5's `rope_parameters`, flat or per layer "
+        "type (`{\"full_attention\": {...}, \"sliding_attention\": {...}}`). Multimodal wrappers are read from "
+        "`text_config` (Gemma 3, Llama 4, Qwen3-VL, Mistral 3). Gemma 3's `rope_local_base_freq`, M-RoPE's "
+        "`mrope_section` (Qwen2-VL, Qwen2.5-VL, Qwen3-VL; default frequencies), Phi-3's `su`/`yarn` (read as "
+        "longrope, as transformers does), Llama 4's `no_rope_layers` and DeepSeek's `qk_rope_head_dim` are understood. "
+        "Unrelated keys are ignored; a RoPE key the chosen type does not read is named in `notes` and ignored; an "
+        "unknown rope_type or a missing required field gives 422 naming it. Returns, for the primary setting (the "
+        "full-attention layers', or the only one), `inv_freq` (one per rotated pair), `attention_factor` (cos and sin "
+        "are multiplied by it), `logit_multiplier` (its square), `softmax_scale_multiplier` (DeepSeek's "
+        "get_mscale(s, mscale_all_dim)², null elsewhere) with `attention_factors` saying where each applies, "
+        "`wavelength`, `scale` against the unscaled ladder, the `resolved` parameters and `links` to the same view as "
+        "GET URLs (and to /mrope for M-RoPE); `settings` lists every RoPE setting the same way (with `layer_type`), "
+        "`mrope` the sections, `layers` which layers use which setting (Llama 4: RoPE and NoPE layers). Example body: "
         '`{"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0, "max_position_embeddings": '
         '131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, '
         '"high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}`.'
