@@ -379,21 +379,27 @@ def smallest_base_witnesses(head_dim: int, length: int) -> list[int]:
     return sorted(values)[-32:]
 
 
-def larger_failing_base(head_dim: int, length: int, smallest_index: int, steps: int = 64) -> dict | None:
-    """The first grid value above the smallest base (within ``steps`` grid values) shown to fail
-    ``length`` at one of :func:`smallest_base_witnesses`' distances: ``{"base", "fails_at"}`` with
-    B at that m < 0 by the definition (not necessarily its first failing m), or None."""
-    witnesses = smallest_base_witnesses(head_dim, length)
-    if not witnesses:
-        return None
+def larger_failing_base(head_dim: int, length: int, smallest_index: int, steps: int = 64, budget: int = 1 << 23) -> dict | None:
+    """The first grid value above the smallest base (within ``steps`` grid values) that fails
+    ``length``: ``{"base", "fails_at"}`` with B at that m < 0 by the definition.  Each candidate is
+    tried at :func:`smallest_base_witnesses`' distances, then scanned from m = 0 while the scans
+    stay within ``budget`` (distance, pair) terms; None if none is found that way."""
+    witnesses = np.array(smallest_base_witnesses(head_dim, length), dtype=np.float64)
     thetas = inv_freq_rows(head_dim, grid_values(smallest_index + 1, smallest_index + 1 + steps))
-    m = np.array(witnesses, dtype=np.float64)
-    values = np.cos(thetas[:, None, :] * m[None, :, None]).sum(axis=2)  # (steps, witnesses)
-    failing = np.flatnonzero((values < 0).any(axis=1))
-    if not failing.size:
-        return None
-    g = int(failing[0])
-    return {"base": grid_value(smallest_index + 1 + g), "fails_at": int(m[int(np.argmax(values[g] < 0))])}
+    work = 0
+    for g, theta in enumerate(thetas):
+        if witnesses.size:
+            values = np.cos(np.multiply.outer(witnesses, theta)).sum(axis=1)
+            if (values < 0).any():
+                return {"base": grid_value(smallest_index + 1 + g), "fails_at": int(witnesses[int(np.argmax(values < 0))])}
+        if work + length * len(theta) > budget:
+            return None
+        scan = MarginScan(theta)
+        found = scan.first_negative(0, length)
+        work += scan.work
+        if found is not None:
+            return {"base": grid_value(smallest_index + 1 + g), "fails_at": found}
+    return None
 
 
 # ---- one base: verdict and curve ------------------------------------------------------------------
