@@ -193,8 +193,10 @@ class Records:
 
 BATCH = 256
 WITNESSES = 16
-# A cos or pow of one (base, pair) costs about as much as this many multiply-adds of a scan.
+# A cos or pow of one (base, pair) costs about as much as this many multiply-adds of a scan, and
+# the Python work around one batch about as much as BATCH_OVERHEAD of them (measured here).
 TRIG_WEIGHT = 8
+BATCH_OVERHEAD = 1 << 16
 
 
 def smallest_base_records(head_dim: int, limit: int, budget: int | None = None) -> Records:
@@ -215,7 +217,7 @@ def smallest_base_records(head_dim: int, limit: int, budget: int | None = None) 
     previous_scanned: dict[int, int] = {}
     for i0 in range(0, GRID_SIZE, batch):
         thetas = inv_freq_rows(head_dim, grid_values(i0, i0 + batch))
-        work += TRIG_WEIGHT * len(thetas) * pairs
+        work += TRIG_WEIGHT * len(thetas) * pairs + BATCH_OVERHEAD
         alive = np.arange(len(thetas))
         for w in reversed(witnesses):  # most recent first: it kills the most
             if not alive.size:
@@ -334,6 +336,12 @@ def smallest_base(head_dim: int, length: int, budget: int = LIVE_BUDGET) -> dict
     ``budget`` terms) or None; ``reason`` says why there is no base when ``base`` is None;
     ``previous_*`` is the grid value just below and its first failing m (< length).
     """
+    empty = {"base": None, "source": None, "previous_base": None, "previous_fails_at": None, "record_reach": None}
+    if head_dim == 2:  # one pair, θ_0 = 1 whatever b: B_m = cos m, negative first at m = 2
+        if length <= 2:
+            return {**empty, "base": 1.0, "source": "live", "reason": None, "record_reach": 2}
+        return {**empty, "source": "live",
+                "reason": "no base below 10^15 passes: for d = 2, B_m = cos m whatever b (θ_0 = 1), and cos 2 < 0"}
     records = table_records(head_dim)
     source = "table"
     if records is None or length > records.limit:
