@@ -360,8 +360,8 @@ def _check_llama3(config: RopeConfig) -> None:
     if config.high_freq_factor < config.low_freq_factor:
         raise ScalingError(
             "high_freq_factor",
-            f"high_freq_factor ({config.high_freq_factor:g}) must not be below low_freq_factor "
-            f"({config.low_freq_factor:g}); equal values leave no blended band (Llama 4 ships 1 and 1)",
+            f"high_freq_factor ({config.high_freq_factor:g}) must be greater than low_freq_factor "
+            f"({config.low_freq_factor:g}) or equal to it (equal: no blended band, as Llama 4 ships 1 and 1)",
         )
 
 

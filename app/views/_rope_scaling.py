@@ -161,7 +161,7 @@ class ScalingChecks(Params):
     def _bands(cls, value: float, info: ValidationInfo) -> float:
         low = info.data.get("low_freq_factor")
         if info.data.get("rope_type") == "llama3" and low is not None and value < low:
-            raise ValueError(f"high_freq_factor ({value:g}) must not be below low_freq_factor ({low:g})")
+            raise ValueError(f"high_freq_factor ({value:g}) must be greater than low_freq_factor ({low:g}) or equal to it")
         return value
 
     @field_validator("short_factor", "long_factor", check_fields=False)
