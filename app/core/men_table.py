@@ -3107,6 +3107,47 @@ RECORDS = {
             "c5XaBaFqRzwni7xUaMMo6PnlsixRy7/uIV8JVsE98rLavfuo3clBhfc/kf0ERg=="
         ),
     },
+    192: {
+        "exhausted": False,
+        "count": 422,
+        "smallest_base_at_limit": 73710000.0,
+        "records": (
+            "eNrt2ldUlWcaxfGPoqLYBUUFxTrB3sGCICj2MsZYsSvEThFNghgRFY0auyJiGSwQnThmBJGi2DVZYsFesJfRWIhdUJyL/ffi"
+            "sJQYx1krF+Hmt77T1infefa734Nh6G+5uYwvLFeVk25V5ECMxZSqsnp16fg32R1DceZn8omTzFdTdsLB2KOW3FNb3q0j29WV"
+            "VerJ+fXl0QayTUP5CAc2lnFNpKez3Iu1m8rIZlzfXC7CrBZySkvp5SaH4H536ePB6/CUs1vLzl5yFIZhHJ7Aa1imrXRFdwzG"
+            "WPwBM7B0O1kWXTEcF+BSzEG79nI8pmA6zuwgHTrKqziikxzbWWaibRdZpKvchv/BsG7yZ2zwd3kEczCqu3yGwZ/L1ZjVS1r1"
+            "5vnhQTyMt/EV3uwv6w2QITgbKw3kdQ2Wk/E2Hhkmo4fzuHjWRx4YwevDc5iB1/Eh1hwpL+AlvIwho/j8MAKTMRtLjOb5Yx2s"
+            "j02wFbbDjlh8LLfDZtgBe+FC7DdODsOJGIy+frKyv6yF/vgP3Ibp2DmIx0c/jMcd+Cs+QMcJPH+8FczcwJKTZHMMxPV4FxeG"
+            "yN6T5chQngdm4PWpskWYDMBwXIwr0Wm6TJvNeYHn0XYO5wMmYhLewtu4ba5MwMN4DG/iHVz3vdyAsdhxPp/bAs43/BYPYBqe"
+            "wT0LmX9YcRGfN17AGzhhsfwKJ+EsnIffLWGuY3KE3In78BBeiGS+4H18ggVW8PmjLdZFZ2yBLbEVlovie4XVsSmWXsncxYpY"
+            "Cb2w9Sreb+yK+9eSg+ukNZZCO3TAauiELuiKXfHeRh5nk7TBsljnR+YgNsLm2AY7YG/sh83+xe3xAZbfwuP/m8dBL2yH7bEr"
+            "9sG+6I39cRAOw+Hog1/iGAzAKRiKMZiKr+PkF/GyJ/rhQlyES3ApRuByXIFWCbIgWmNLdEN39EAvTMY2ibItBiRxPqTIqRiG"
+            "E3byunE1nsCTeApP4xN8hi8xC1+nyjdo7BJmWAjd9vK60AM9cfZ+1ncHeN+xF4Zj4EHWOehxiO8RemFbbI8dsCMGnmJ9gz/j"
+            "PSxwms8JbXAWHsd0HH2O9QEG4lZMQavzcu5l5jJWucIcwdY4FH1xKobhdCx2jddzXQbhN4+Y4xiC4U/JC2z4jPmKi/EnTMZ8"
+            "z3k/sCyWx4HoixYvpCVaoTVOw+m4GJfieozBJNyJri+5PS7DCJyWLTfiPjTL4fzEOrgWL+FDfISP8UF+M81pa7myqMxGapJh"
+            "gZaYD/OjFRbEQmiN1CyjKBbD4lgCS6IN2mJpLIN2WB7t0QErYCWsjNQ5gzpnUNsMaptBbTNqIPXMoJ4Z1DODemZQw4xGSB0z"
+            "qGMGtcugbhnULYNaZbRC6pVBTTKoPQY1xqCOGNQQgxpiUDsMaoPRA7/APtgX+yE1wBiELP8NlvmGL7J8NsZgII7Hb5BlqMGy"
+            "0WDZZLA8Mlj+GBswBmORuDK2IrFl5BrHxmFMQ8aRcRUz8TdkTBjmZpzHaI8VsCI2xCbojC7YFLtiP/TGIJyAk3EFRmESJuNu"
+            "vIfZ+ArfYH6+kAWwFNqgLbqhO45DP/THZRiNa3EdrseLmIHX8Do+xEysx8Dogn3wS9yE2zEH7RkwDtgH+2IwXscb2JqB1BN7"
+            "oT/ew/v4ErNyDTIzNMcBmIyWBZhzaIO1sQ5ewzIMRjuMwf04n4EZiSswCtdgAr5COwZsWVyBURiNa3E7HmYg72Qgp+KTIsxp"
+            "BvQNfIJPsSiDuxgmMsBHMcCdGeAPS3E+YBcGelf8ETdjEibjKgZ+IgM/CR9iJv6GNQiEl5iF5cryfcSJmENwOBAcFTAOx1fk"
+            "+4xT8DXmoKUjeYgvsSbBUwud0QWzMBsTCCjvapyHBJM5WuB2gmk/HsVjeBzv4F00Z9/xM4LMCQfhcPYZfTAMp+FKNGcf0gLP"
+            "sc8Y48I8x+EEX2sCz479RFdsh+1xOUbiWozBw5iGJ9Eu177gAPwF27DP54fe7PfFEpgFCMy6BObJnryv7L9tJTiHEpw38RYG"
+            "eHM+E5ybsRX7Xx54hX2lq/gT+0ivsdLb/SRsgi74IIB9BQI4BKMm0jum8bzYh5k3g/1p9l96owX7JVNxA8bgKfZNsjAbI6KZ"
+            "u/T5BgR5Q9yA+wj2Kf9kn4WeNwVDceZ29jl2cB4R9K4EfUsM3c0+Fb0q86iccYv1P6Y9YP1TUEHpW08OqS+3e8rAodLMR84a"
+            "LbO+klsmSZsQWZoAT1gn49LkmWPS+7gchinn5Yg7svFjeWKmgvHAanmQgPVPlS1Oyb7n5MvzMv8FafuC+/VTUKbjnggZGSe7"
+            "pMhxNRWMfmjfWIYRpFX7y2lfy26psvhuOXqvrHBa2j2Qgc95vGxpnSNrl1OQBmHKQFlpkKziI8sFy+Vr5a51MjRW3o+TVtdk"
+            "+V0KXncCd6+jzHGX9+ZJz/lyKJ4dooD1y5DuHgrOiz1lmXgspWB0cZa+y6T1ETkadxxVUB4cpaBMHatA7PFEQfgm199fvemv"
+            "3vRn7k0nPrI3Ff7A3lT1Pb3J83d607CP7E3x7+lNV/6kvSn+d3qTB1b5g73ptcWn6U0jP7I3HefyWhz75OpNTznOyf/HepMl"
+            "Jn9gbyqZqzcVztWb3t7ubW+KLmjam04WNO1N4e/pTY/oTV8XeXdvynxPb/LO1ZvulzDtTYNKmvamRSU/rDc1ytWbxtjm3ZtS"
+            "S/9/e9MS+7x70yqHvHvTRq7/vMK7e5MnJlb+tL0pqIZpsOXuTb1r/W+9Kb2BaW/aRSBGEoBb6FVe9fPuTY7cv7rLp+lNjlgd"
+            "I1qZ9qbLGEJwfkfAts/Vmx7y/w87un1cbxoz+N29qcWQvHvTWK7fz/8xnB1h2pvucj97gvj7INPedIpgDviWuUFALwvOuzed"
+            "nJt3b/qV36G7LXh3b9q5lPmwJu/eVGI9fTnp3b1pMb9TPuZ3zHgWBF6/fFxvcm5g2psy3GT3YvSkDrIpprpzzMapn59pb3Lc"
+            "K6cflX3WyE70Jlt/+fiiLOqqYLzUn4CcLDN6Seej8gxBPYJgvxRu2pv6EsD1bBSQ0QtNe9NwC9Pe1GGVjodtlj/UluaHpJO5"
+            "bjfgqY4P+srUQro8M13H2U10vHOOjs/QCIJ4/Oc+ur7zDEuT3nQoSscLVsolkRYmvcmbPnefXjb5kdyLHk4K2J7VZPUXut+m"
+            "Ofnf2ZteXNDlc3ro2Gy3TGDD8oi9rN9SlyfSr+zOWtEH5YTnVia9Kc1TQfpsgQJzt7OCMslH/hcyygh1"
+        ),
+    },
     256: {
         "exhausted": False,
         "count": 527,
