@@ -257,12 +257,11 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
         settings.append({"layer_type": layer_type, "where": where, "params": standardized, "notes": setting_notes, "given": given})
     if mrope is not None:
         mrope = _check_mrope(mrope, head_dim, settings, source)
+        layout = "interleaved across pairs" if mrope["mrope_interleaved"] else "consecutive blocks of pairs"
         notes.append(
             f"M-RoPE: the {head_dim // 2} pairs are split {'/'.join(map(str, mrope['mrope_section']))} between time, "
-            "height and width positions (interleaved across pairs)" if mrope.get("mrope_interleaved") else
-            f"M-RoPE: the {head_dim // 2} pairs are split {'/'.join(map(str, mrope['mrope_section']))} between time, "
-            "height and width positions (consecutive blocks); for text every position id is the same, so text "
-            "tokens see the ordinary ladder below. See the M-RoPE lesson at /mrope."
+            f"height and width position ids ({layout}); the frequencies are the default ones, and for text every "
+            "position id is the same, so text tokens see the ordinary ladder. See the M-RoPE lesson at /mrope."
         )
 
     top = {"model_type": model_type, "head_dim": head_dim, "max_position_embeddings": max_pos,
