@@ -1,348 +1,459 @@
 """Context-extension numbers from head dim, base, training length and target length.
 
-- NTK-aware base for a scale s: b' = b·s^(r/(r−2))  (bloc97; jquesnelle/yarn).
-- Dynamic NTK base at current length L: b·(s·L/Lmax − (s−1))^(r/(r−2)), L floored at Lmax (HF).
-- YaRN attention factor 0.1·ln s + 1 (logits × its square) and LongRoPE's sqrt(1 + ln s/ln L0).
-- Llama 3.1 band edges λ_high = L0/high_freq_factor, λ_low = L0/low_freq_factor and the number of
-  pairs in each band (HF ``_compute_llama3_parameters``).
-- Men et al. 2024, "Base of RoPE Bounds Context Length" (arXiv 2405.14591): with q, k random and a
-  similar key k* = q + ε, E[qᵀR_m k*] − E[qᵀR_m k] ∝ B_m = Σ_{i=0}^{d/2−1} cos(m·θ_i).  The model can
-  tell a similar token from a random one at distance m only while B_m ≥ 0, so a context of L
-  tokens needs B_m ≥ 0 for every m < L; the lower bound of the base is the smallest b for which
-  that holds.  We compute it numerically (no fitted formula).
+The recipes' formulas live in :mod:`app.core.scaling` (one function per formula: NTK-aware and
+dynamic-NTK bases, YaRN's and LongRoPE's attention factors, Llama 3.1's bands); this module adds
+the Men et al. criterion.
+
+Men et al. 2024, "Base of RoPE Bounds Context Length" (arXiv 2405.14591): with q, k random and a
+similar key k* = q + ε, E[qᵀR_m k*] − E[qᵀR_m k] ∝ B_m = Σ_{j=0}^{d/2−1} cos(m·θ_j), θ_j = b^(−2j/d).
+The model can tell a similar token from a random one at distance m only while B_m ≥ 0, so a
+context of T tokens needs B_m ≥ 0 for every 0 ≤ m < T.
+
+Definitions used here (computed by direct evaluation at every m; nothing is sampled or fitted):
+
+* **passes(b, T)**: B_m(b) ≥ 0 for every integer 0 ≤ m < T, with B_m evaluated in float64 as
+  ``np.cos(m * θ).sum()`` and θ = :func:`app.core.scaling.base_inv_freq` (d, b).
+* **first failing m**: the smallest m < T with B_m(b) < 0.
+* **smallest base**: the smallest b on the grid of four significant digits, b ∈ {k·10^e : k =
+  1000 … 9999, e integer}, b ≥ 1 (1.000, 1.001, …, 9.999, 10.00, 10.01, …), that passes.
+  Bases that pass do not form an interval (d = 128, T = 4096: 26 960 passes, 26 980 and 27 000
+  fail, 28 630 passes again), so a base above the smallest one may fail: every other base has
+  to be checked itself (:func:`base_verdict`).  The grid ends below 10^15.
+
+Search (:func:`smallest_base_records`): grid values in increasing order; with R the largest first
+failing m seen so far, a base whose first failing m exceeds R is a *record*.  The smallest base
+for T is the first record whose first failing m is ≥ T (or which passes everything searched), so
+the list of records answers every T up to the length it was computed for.  Most bases are shown
+to fail (first failing m ≤ R) at a "witness" distance: the first failing m of a recent base,
+evaluated exactly as the definition says; the others are scanned from m = 0.
 """
 
 from __future__ import annotations
 
+import base64
 import math
+import zlib
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from app.core import men_table
-from app.core.offsets import offset_curves
-from app.core.scaling import base_inv_freq, get_mscale, longrope_attention, ntk_base
+from app.core.scaling import base_inv_freq
+
+# ---- the grid of four significant digits -------------------------------------------------------
+
+PER_DECADE = 9000  # k = 1000 … 9999
+GRID_DECADES = 15  # 1 ≤ b < 10^15
+GRID_SIZE = PER_DECADE * GRID_DECADES
 
 
-def dynamic_ntk_base(base: float, factor: float, rotary_dim: int, length: int, max_position_embeddings: int) -> float:
-    """b·(s·L/Lmax − (s−1))^(r/(r−2)) with L = max(length, Lmax)."""
-    L = max(length, max_position_embeddings)
-    return base * ((factor * L / max_position_embeddings) - (factor - 1)) ** (rotary_dim / (rotary_dim - 2))
-
-
-def llama3_band_counts(rotary_dim: int, base: float, original_length: int, low_freq_factor: float, high_freq_factor: float) -> dict:
-    """Pairs kept (λ < L0/high), smoothed (between) and divided by s (λ > L0/low), HF's comparisons."""
-    theta = base_inv_freq(rotary_dim, base)
-    wavelen = 2 * math.pi / theta
-    high_edge = original_length / high_freq_factor
-    low_edge = original_length / low_freq_factor
-    kept = wavelen < high_edge
-    divided = wavelen > low_edge
-    return {
-        "high_freq_wavelen": high_edge,
-        "low_freq_wavelen": low_edge,
-        "kept": int(kept.sum()),
-        "smoothed": int((~kept & ~divided).sum()),
-        "divided": int(divided.sum()),
-    }
-
-
-def similarity_margin(base: float, head_dim: int, positions: np.ndarray) -> np.ndarray:
-    """B_m = Σ_{i=0}^{d/2−1} cos(m·b^(−2i/d)) for each m.  Shape of positions."""
-    theta = base_inv_freq(head_dim, base)
-    return np.cos(np.multiply.outer(np.asarray(positions, dtype=np.float64), theta)).sum(axis=1)
-
-
-_BLOCK = 512
-
-
-def first_negative(base: float, head_dim: int, limit: int) -> int | None:
-    """Smallest integer m in [0, limit) with B_m < 0, or None.
-
-    m is split as m = a + k with a a multiple of 512 and k < 512, so
-    cos(mθ) = cos(aθ)cos(kθ) − sin(aθ)sin(kθ) and B over a block of starts is two matrix products
-    (starts × pairs)·(pairs × 512).  Blocks are evaluated in order and the search stops at the
-    first negative value, so a failing base costs little.
-    """
-    theta = base_inv_freq(head_dim, base)
-    k = np.arange(_BLOCK, dtype=np.float64)
-    cos_k = np.cos(np.multiply.outer(theta, k))  # (pairs, 512)
-    sin_k = np.sin(np.multiply.outer(theta, k))
-    starts_per_step = 16
-    a0 = 0
-    while a0 < limit:
-        starts = np.arange(a0, min(limit, a0 + starts_per_step * _BLOCK), _BLOCK, dtype=np.float64)
-        phase = np.multiply.outer(starts, theta)  # (starts, pairs)
-        # einsum keeps this single-threaded: a threaded BLAS on small blocks costs more than it saves.
-        margin = np.einsum("sp,pk->sk", np.cos(phase), cos_k) - np.einsum("sp,pk->sk", np.sin(phase), sin_k)
-        margin = margin.ravel()[: max(0, min(limit, a0 + len(starts) * _BLOCK) - a0)]
-        negative = np.flatnonzero(margin < 0)
-        if negative.size:
-            return a0 + int(negative[0])
-        a0 += len(starts) * _BLOCK
-        starts_per_step = min(starts_per_step * 2, 64)
-    return None
-
-
-def margin_curve(base: float, head_dim: int, length: int) -> np.ndarray:
-    """B_m for every m in [0, length): :func:`app.core.offsets.offset_curves` with unit weights (two
-    matrix products over m = a·B ± b with angle-addition tables; as close to the direct sum as the
-    rounding of the arguments m·θ allows).  Shape ``(length,)``."""
-    theta = base_inv_freq(head_dim, base)
-    return offset_curves(np.ones(len(theta), dtype=np.complex128), theta, length)
-
-
-# ---- Faster exact search for the Men et al. bound ----------------------------------------------
-#
-# men_base_bound is a sequence of pass/fail decisions "first_negative(b, d, T) is None".  The
-# helpers below reach each decision, and the final first negative distance, without the cost of
-# the reference scan, and give exactly the reference's answer: B_m is evaluated by another
-# rounding path, and a value is only trusted when it is farther from 0 than both paths' rounding
-# error can reach; otherwise the reference evaluation (first_negative) decides.
-
-
-def _phasors(theta: np.ndarray, count: int, step: float) -> tuple[np.ndarray, np.ndarray]:
-    """cos and sin of (k·step)·θ for k < count: theta ``(..., P)`` → two arrays ``(..., P, count)``.
-
-    The first 16 columns by direct trig, the rest by doubling (angle addition with the directly
-    computed cos/sin of n·step·θ): about 2 roundings per doubling, so each entry is within
-    2^-53·k·step·θ (argument rounding) + 1e-15 of the exact value.
-    """
-    n = min(count, 16)
-    angle = np.multiply.outer(theta, step * np.arange(n, dtype=np.float64))
-    cos_k, sin_k = np.cos(angle), np.sin(angle)
-    while n < count:
-        shift = theta * (step * n)
-        c, s = np.cos(shift)[..., None], np.sin(shift)[..., None]
-        take = min(n, count - n)
-        cos_k, sin_k = (
-            np.concatenate([cos_k, cos_k[..., :take] * c - sin_k[..., :take] * s], axis=-1),
-            np.concatenate([sin_k, sin_k[..., :take] * c + cos_k[..., :take] * s], axis=-1),
-        )
-        n += take
-    return cos_k, sin_k
-
-
-def _scan_negatives(thetas: np.ndarray, limit: int, stop_early: bool) -> tuple[np.ndarray, np.ndarray]:
-    """For each base (row of ``thetas``, shape (G, P)): the first m < limit where B_m is certainly
-    negative, and the first m < limit where B_m is within rounding distance δ of 0 (−1: none).
-    With ``stop_early`` the scan ends at the first block where every base has a negative (the
-    second answer is then only known up to there).  Returns two int64 arrays ``(G,)``.
-
-    B_m = Σ cos(m θ_i) is evaluated in blocks m = a + k, k < W (W ≈ √limit, a power of two):
-    cos(aθ)cos(kθ) − sin(aθ)sin(kθ), one (batched) matrix product per group of rows, the tables
-    of kθ and aθ from :func:`_phasors`.  This evaluation and the reference (:func:`first_negative`)
-    each differ from the exact sum by at most 2^-52·m·Σθ_i (argument rounding) + P·1e-14 (trig,
-    products, doubling) + P²·2^-53 (a sum of P terms of size ≤ 1); δ is twice the sum of both.
-    So a value below −δ is negative for the reference too, and a value above δ is not.
-    """
-    G, pairs = thetas.shape
-    spread = 2.0**-49 * thetas.sum(axis=1)
-    floor = pairs * 1e-13 + pairs * pairs * 2.0**-50
-    width = 1 << max(4, min(12, (int(math.isqrt(limit)) - 1).bit_length()))
-    rows_total = -(-limit // width)
-    cos_k, sin_k = _phasors(thetas, width, 1.0)
-    table = np.concatenate([cos_k, sin_k], axis=1)  # (G, 2P, W)
-    cos_a, sin_a = _phasors(thetas, rows_total, float(width))
-    left = np.concatenate([cos_a.transpose(0, 2, 1), -sin_a.transpose(0, 2, 1)], axis=2)  # (G, rows, 2P), C order
-    chunk = max(1, (1 << 15) // (width * G))
-    negative_at = np.full(G, -1, dtype=np.int64)
-    close_at = np.full(G, -1, dtype=np.int64)
-    for r0 in range(0, rows_total, chunk):
-        m0 = r0 * width
-        block = np.matmul(left[:, r0 : r0 + chunk], table).reshape(G, -1)[:, : limit - m0]
-        delta = (spread * (m0 + block.shape[1]) + floor)[:, None]
-        for mask, at in ((block < -delta, negative_at), (np.abs(block) <= delta, close_at)):
-            hit = mask.any(axis=1) & (at < 0)
-            at[hit] = m0 + np.argmax(mask[hit], axis=1)
-        if stop_early and (negative_at >= 0).all():
-            break
-    return negative_at, close_at
-
-
-def _verdict(negative_at: int, close_at: int, limit: int) -> bool | None:
-    """Does the base pass (no B_m < 0 for m < limit), as :func:`first_negative` decides?  None when
-    only the reference evaluation can tell (a value within rounding distance of 0 comes first)."""
-    if 0 <= negative_at < limit:
-        return False
-    return None if 0 <= close_at < limit else True
-
-
-def _first_negative(base: float, head_dim: int, limit: int) -> int | None:
-    """:func:`first_negative`, exactly (the reference evaluation decides when rounding could)."""
-    negative_at, close_at = (int(v[0]) for v in _scan_negatives(base_inv_freq(head_dim, base)[None, :], limit, True))
-    end = negative_at if 0 <= negative_at < limit else limit
-    if 0 <= close_at < end:
-        return first_negative(base, head_dim, limit)
-    return negative_at if end < limit else None
-
-
-def _passes(base: float, head_dim: int, limit: int) -> bool:
-    """first_negative(base, head_dim, limit) is None, decided exactly as the reference would."""
-    negative_at, close_at = (int(v[0]) for v in _scan_negatives(base_inv_freq(head_dim, base)[None, :], limit, True))
-    verdict = _verdict(negative_at, close_at, limit)
-    return (first_negative(base, head_dim, limit) is None) if verdict is None else verdict
-
-
-_TWO_PI = 2 * math.pi
-
-
-def _probe_fails(thetas: np.ndarray, limit: int, probes: int) -> np.ndarray:
-    """For each row of ``thetas`` ((G, P), one base per row): True if B_m < 0 certainly, for
-    some m among ``probes`` positions spread evenly over [0, limit).  A cheap first look: when a
-    base fails, about half of all m have B_m < 0, except within a few grid steps of the bound.
-
-    float32 cosines of the phases reduced to [−π, π] in float64: each term is within
-    2^-51·mθ_i + 5e-7 of cos(mθ_i) (phase rounding and reduction, float32 rounding ≤ 2^-24·π,
-    float32 cos ≤ 3e-7), so a sum below −δ, δ = 2^-49·m·Σθ + P·2e-6 + P²·2^-50, is negative
-    for the reference evaluation of :func:`first_negative` too.  Shape ``(G,)`` bool.
-    """
-    count = min(probes, limit)
-    positions = np.minimum(np.floor((np.arange(count, dtype=np.float64) + 0.5) * (limit / count)), limit - 1)
-    phase = thetas[:, None, :] * positions[None, :, None]  # (G, probes, P)
-    turns = np.rint(phase * (1 / _TWO_PI))
-    phase -= turns * _TWO_PI
-    margin = np.cos(phase.astype(np.float32)).sum(axis=2, dtype=np.float64)
-    pairs = thetas.shape[1]
-    delta = 2.0**-49 * float(positions[-1]) * thetas.sum(axis=1) + pairs * 2e-6 + pairs * pairs * 2.0**-50
-    return (margin < -delta[:, None]).any(axis=1)
-
-
-@lru_cache(maxsize=8)
-def _grid(steps_per_decade: int) -> tuple[float, ...]:
-    """The search grid 2, 2·r, (2·r)·r, … (r = 10^(1/steps), each the previous times r, as the
-    search forms them) up to 1e15."""
-    ratio = 10 ** (1 / steps_per_decade)
-    grid = [2.0]
-    while grid[-1] * ratio <= 1e15:
-        grid.append(grid[-1] * ratio)
-    return tuple(grid)
-
-
-def grid_first_negatives(head_dim: int, limit: int, steps_per_decade: int = 40) -> list[tuple[int, int]]:
-    """For the search grid's bases in order, ``(first certain negative, first near-zero)`` distances
-    below ``limit`` (−1: none; see :func:`_scan_negatives`), up to the first base that certainly
-    passes ``limit``.  This settles the grid part of :func:`men_base_bound` for every
-    context_len ≤ limit (``men_table.GRID`` holds it for common head dims)."""
-    exponents = np.arange(0, head_dim, 2, dtype=np.float64) / head_dim
-    out = []
-    for base in _grid(steps_per_decade):
-        negative_at, close_at = (int(v[0]) for v in _scan_negatives(1.0 / np.power(np.array([[base]]), exponents), limit, True))
-        if 0 <= negative_at <= close_at:
-            close_at = -1  # a near-zero value after the first certain negative never matters
-        out.append((negative_at, close_at))
-        if negative_at < 0 and close_at < 0:
-            break
+def grid_values(start: int, stop: int) -> np.ndarray:
+    """Grid values with indices start … stop−1: index i is k·10^(e−3) with e = i // 9000,
+    k = 1000 + i mod 9000, the double nearest to the decimal ``f"{k}e{e-3}"`` (k/10^(3−e) and
+    k·10^(e−3) are correctly rounded).  Shape ``(stop−start,)``."""
+    index = np.arange(start, min(stop, GRID_SIZE), dtype=np.int64)
+    decade = index // PER_DECADE
+    k = (1000 + index % PER_DECADE).astype(np.float64)
+    out = np.empty(len(index))
+    for e in np.unique(decade):
+        sel = decade == e
+        out[sel] = k[sel] / 10.0 ** (3 - e) if e < 3 else k[sel] * 10.0 ** (e - 3)
     return out
 
 
-def _grid_index_from_table(entries, head_dim: int, context_len: int) -> int | None:
-    grid = _grid(40)
-    for k, (negative_at, close_at) in enumerate(entries):
-        verdict = _verdict(negative_at, close_at, context_len)
-        if verdict is None:
-            verdict = first_negative(grid[k], head_dim, context_len) is None
-        if verdict:
-            return k
-    raise AssertionError("the grid table ends with a base that passes")  # pragma: no cover
+def grid_value(index: int) -> float:
+    return float(grid_values(index, index + 1)[0])
 
 
-def _grid_index_live(head_dim: int, context_len: int, steps_per_decade: int) -> int | None:
-    grid = _grid(steps_per_decade)
-    if _passes(2.0, head_dim, context_len):
+def grid_index_at_least(base: float) -> int:
+    """Index of the smallest grid value ≥ base (GRID_SIZE when none)."""
+    if base <= 1:
         return 0
-    exponents = np.arange(0, head_dim, 2, dtype=np.float64) / head_dim
-    pairs = len(exponents)
-    width = 1 << max(4, min(12, (int(math.isqrt(context_len)) - 1).bit_length()))
-    group = max(1, min(16, (1 << 20) // (pairs * (2 * width + 2 * (-(-context_len // width))) * 8)))
-    for k0 in range(1, len(grid), 16):
-        bases = np.array(grid[k0 : k0 + 16])
-        thetas = 1.0 / np.power(bases[:, None], exponents)  # base_inv_freq of each, row by row
-        open_ = np.flatnonzero(~_probe_fails(thetas, context_len, 8))
-        for g0 in range(0, open_.size, group):
-            rows = open_[g0 : g0 + group]
-            negative_at, close_at = _scan_negatives(thetas[rows], context_len, False)
-            for i, n, c in zip(rows, negative_at, close_at):
-                verdict = _verdict(int(n), int(c), context_len)
-                if verdict is None:
-                    verdict = first_negative(float(bases[i]), head_dim, context_len) is None
-                if verdict:
-                    return k0 + int(i)
+    e = min(GRID_DECADES - 1, max(0, int(math.floor(math.log10(base)))))
+    lo = e * PER_DECADE
+    values = grid_values(max(0, lo - PER_DECADE), min(GRID_SIZE, lo + 2 * PER_DECADE))
+    pos = int(np.searchsorted(values, base, side="left"))
+    return max(0, lo - PER_DECADE) + pos
+
+
+# ---- B_m, exactly -----------------------------------------------------------------------------
+
+
+def inv_freq_rows(head_dim: int, bases: np.ndarray) -> np.ndarray:
+    """:func:`base_inv_freq` (head_dim, b) for each b, one row per base: ``(G, d/2)``."""
+    exponent = np.arange(0, head_dim, 2, dtype=np.float64) / head_dim
+    return 1.0 / np.power(np.asarray(bases, dtype=np.float64)[:, None], exponent[None, :])
+
+
+def margin_at(inv_freq: np.ndarray, m: int) -> float:
+    """The definition: B_m = Σ_j cos(m·θ_j), in float64 (one rounding of m·θ_j, then cos)."""
+    return float(np.cos(float(m) * inv_freq).sum())
+
+
+def similarity_margin(base: float, head_dim: int, positions: np.ndarray) -> np.ndarray:
+    """B_m for each m of ``positions`` by the definition.  Shape of positions."""
+    theta = base_inv_freq(head_dim, base)
+    return np.cos(np.multiply.outer(np.asarray(positions, dtype=np.float64), theta)).sum(axis=-1)
+
+
+class MarginScan:
+    """B_m of one base over long ranges of m, fast, with the definition's pass/fail decisions.
+
+    A block of n consecutive distances m = a + k (a = m0 + W·row, 0 ≤ k < W, W ≈ √n) is
+    cos(aθ)cos(kθ) − sin(aθ)sin(kθ) summed over pairs: one ``(rows, d) @ (d, W)`` matrix product.
+    This value and the definition's each differ from the exact sum by at most 2^-52·m·Σθ
+    (rounding of the arguments) plus P·1e-14 (trig, products, sums of P terms of size ≤ 1);
+    δ(m) = 2^-49·m·Σθ + P·1e-13 + P²·2^-50 is more than twice that, so a block value below −δ
+    is negative by the definition too, one above δ is not, and a value within δ of 0 is
+    decided by :func:`margin_at`.  ``work`` counts the (distance, pair) terms evaluated.
+    """
+
+    def __init__(self, inv_freq: np.ndarray) -> None:
+        self.theta = np.asarray(inv_freq, dtype=np.float64)
+        pairs = len(self.theta)
+        self.spread = 2.0**-49 * float(self.theta.sum())
+        self.floor = pairs * 1e-13 + pairs * pairs * 2.0**-50
+        self._tables: dict[int, np.ndarray] = {}
+        self.work = 0
+
+    def _table(self, width: int) -> np.ndarray:
+        table = self._tables.get(width)
+        if table is None:
+            angle = np.multiply.outer(self.theta, np.arange(width, dtype=np.float64))
+            table = self._tables[width] = np.concatenate([np.cos(angle), np.sin(angle)])
+        return table
+
+    def block(self, m0: int, n: int) -> np.ndarray:
+        """B_m for m = m0 … m0+n−1 (block evaluation, within δ of the definition).  ``(n,)``."""
+        width = 1 << max(4, math.isqrt(max(n - 1, 1)).bit_length())
+        rows = -(-n // width)
+        angle = np.multiply.outer(m0 + width * np.arange(rows, dtype=np.float64), self.theta)
+        left = np.concatenate([np.cos(angle), -np.sin(angle)], axis=1)
+        self.work += rows * width * len(self.theta)
+        return (left @ self._table(width)).ravel()[:n]
+
+    def delta(self, m_end: int) -> float:
+        return self.spread * m_end + self.floor
+
+    def negatives(self, m0: int, values: np.ndarray) -> int | None:
+        """First m (absolute) where the block ``values`` starting at m0 is negative by the definition."""
+        delta = self.delta(m0 + len(values))
+        for pos in np.flatnonzero(values < delta):
+            if values[pos] < -delta or margin_at(self.theta, m0 + int(pos)) < 0:
+                return m0 + int(pos)
+        return None
+
+    def first_negative(self, start: int, stop: int, first_block: int = 256) -> int | None:
+        """Smallest m in [start, stop) with B_m < 0 by the definition, or None.  Blocks grow from
+        ``first_block`` (×4 each, up to 65 536) so an early failure costs little."""
+        m0, n = start, first_block
+        while m0 < stop:
+            n = min(n, stop - m0)
+            found = self.negatives(m0, self.block(m0, n))
+            if found is not None:
+                return found
+            m0 += n
+            n = min(4 * n, 1 << 16)
+        return None
+
+
+class SearchTooCostly(Exception):
+    """The search needs more work than it was allowed."""
+
+
+# ---- the smallest base -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Records:
+    """Records of the search for one head dim, complete for lengths up to ``limit``.
+
+    ``index[i]``: grid index of record i; ``reach[i]``: its first failing m (−1 for the last record
+    when it passes every m < limit); ``previous_fails_at[i]``: first failing m of the grid value
+    just below record i (−1 for index 0).  ``exhausted``: the grid ended before a base passed
+    ``limit`` (then lengths above the last reach have no smallest base below 10^15).
+    """
+
+    head_dim: int
+    limit: int
+    index: np.ndarray
+    reach: np.ndarray
+    previous_fails_at: np.ndarray
+    exhausted: bool
+
+    def lookup(self, length: int) -> int | None:
+        """Row of the record that is the smallest base for ``length`` (≤ limit), or None."""
+        if length > self.limit:
+            raise ValueError(f"records reach only {self.limit}")
+        reach = np.where(self.reach < 0, self.limit, self.reach)
+        row = int(np.searchsorted(reach, length, side="left"))
+        return row if row < len(reach) else None
+
+
+BATCH = 256
+WITNESSES = 16
+# A cos or pow of one (base, pair) costs about as much as this many multiply-adds of a scan, and
+# the Python work around one batch about as much as BATCH_OVERHEAD of them (measured here).
+TRIG_WEIGHT = 8
+BATCH_OVERHEAD = 1 << 16
+
+
+def smallest_base_records(head_dim: int, limit: int, budget: int | None = None) -> Records:
+    """All records of the grid search for head dim d, up to the first base passing every m < limit.
+
+    Bases are taken 256 at a time in grid order.  Each is first evaluated (by the definition) at
+    the witnesses, the first failing distances of the last 16 bases scanned; a negative value at a
+    witness m ≤ R proves it is no record.  The others are scanned from m = 0 (:class:`MarginScan`)
+    to their first failing m, which then becomes a witness.  ``budget``: largest number of
+    (distance, pair) terms to evaluate, else :class:`SearchTooCostly`.
+    """
+    pairs = head_dim // 2
+    batch = max(16, min(BATCH, (1 << 19) // max(pairs * WITNESSES, 1)))
+    best = 0  # R: the largest first failing m so far
+    rows: list[tuple[int, int, int]] = []  # (index, reach, previous index)
+    witnesses: list[int] = []
+    work = 0
+    previous_scanned: dict[int, int] = {}
+    for i0 in range(0, GRID_SIZE, batch):
+        thetas = inv_freq_rows(head_dim, grid_values(i0, i0 + batch))
+        work += TRIG_WEIGHT * len(thetas) * pairs + BATCH_OVERHEAD
+        alive = np.arange(len(thetas))
+        for w in reversed(witnesses):  # most recent first: it kills the most
+            if not alive.size:
+                break
+            values = np.cos(thetas[alive] * float(w)).sum(axis=1)
+            work += TRIG_WEIGHT * alive.size * pairs
+            alive = alive[values >= 0]
+        new: list[int] = []
+        for g in alive:
+            if any(margin_at(thetas[g], w) < 0 for w in new):
+                work += TRIG_WEIGHT * len(new) * pairs
+                continue
+            scan = MarginScan(thetas[g])
+            fails_at = scan.first_negative(0, limit)
+            work += scan.work
+            if budget is not None and work > budget:
+                raise SearchTooCostly(f"more than {budget} terms")
+            index = i0 + int(g)
+            previous_scanned[index] = -1 if fails_at is None else fails_at
+            if fails_at is None or fails_at > best:
+                rows.append((index, -1 if fails_at is None else fails_at, index - 1))
+                if fails_at is None:
+                    return _finish(head_dim, limit, rows, previous_scanned, False)
+                best = fails_at
+            if fails_at in witnesses:
+                witnesses.remove(fails_at)
+            new.append(fails_at)
+        witnesses = (witnesses + new)[-WITNESSES:]
+        if budget is not None and work > budget:
+            raise SearchTooCostly(f"more than {budget} terms")
+    return _finish(head_dim, limit, rows, previous_scanned, True)
+
+
+def _finish(head_dim: int, limit: int, rows, scanned: dict[int, int], exhausted: bool) -> Records:
+    """The first failing m of each record's grid predecessor (scanned now unless it was)."""
+    previous = []
+    for index, _, before in rows:
+        if before < 0:
+            previous.append(-1)
+        elif before in scanned:
+            previous.append(scanned[before])
+        else:
+            found = MarginScan(inv_freq_rows(head_dim, grid_values(before, before + 1))[0]).first_negative(0, limit)
+            previous.append(-1 if found is None else found)
+    as_array = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
+    return Records(
+        head_dim=head_dim,
+        limit=limit,
+        index=as_array([r[0] for r in rows]),
+        reach=as_array([r[1] for r in rows]),
+        previous_fails_at=as_array(previous),
+        exhausted=exhausted,
+    )
+
+
+def encode_records(records: Records) -> str:
+    """Records as text for men_table.py: zlib + base64 of the int64 columns (index, reach,
+    previous_fails_at), little-endian."""
+    columns = np.stack([records.index, records.reach, records.previous_fails_at]).astype("<i8")
+    return base64.b64encode(zlib.compress(columns.tobytes(), 9)).decode("ascii")
+
+
+def decode_records(head_dim: int, limit: int, text: str, exhausted: bool) -> Records:
+    columns = np.frombuffer(zlib.decompress(base64.b64decode(text)), dtype="<i8").reshape(3, -1)
+    return Records(head_dim, limit, columns[0].copy(), columns[1].copy(), columns[2].copy(), exhausted)
+
+
+@lru_cache(maxsize=64)
+def table_records(head_dim: int) -> Records | None:
+    """The precomputed records of ``men_table.RECORDS`` for this head dim, or None."""
+    entry = men_table.RECORDS.get(head_dim)
+    if entry is None:
+        return None
+    return decode_records(head_dim, men_table.LIMIT, entry["records"], entry["exhausted"])
+
+
+# Live searches: a smallest base is searched for a request when its records need at most this
+# much work (counted as in smallest_base_records; about 1.4 ns a unit here, so ≈ 25 ms: a page asks for T and L).
+LIVE_BUDGET = 1 << 24
+
+
+def live_work_lower_bound(head_dim: int, length: int) -> int:
+    """Work a live search for ``length`` needs at least: the passing base's scan of every
+    m < length, and, when the table covers the head dim, θ of every grid base below its answer
+    at the table's limit (for a longer length the answer is not smaller)."""
+    pairs = head_dim // 2
+    bound = length * pairs
+    records = table_records(head_dim)
+    if records is not None and length > records.limit:
+        bound += TRIG_WEIGHT * pairs * int(records.index[-1])
+    return bound
+
+
+def live_length_limit(head_dim: int, budget: int = LIVE_BUDGET) -> int:
+    """Lengths above this are never searched live at this head dim (:func:`live_work_lower_bound`
+    exceeds the budget); below it a search is tried and may still run out of budget."""
+    return budget // max(1, head_dim // 2)
+
+
+@lru_cache(maxsize=256)
+def _live_records(head_dim: int, length: int, budget: int) -> Records | None:
+    if live_work_lower_bound(head_dim, length) > budget:
+        return None
+    try:
+        return smallest_base_records(head_dim, length, budget)
+    except SearchTooCostly:
+        return None
+
+
+def smallest_base(head_dim: int, length: int, budget: int = LIVE_BUDGET) -> dict:
+    """The smallest grid base that passes ``length`` (see the module docstring).
+
+    Returns ``{"base", "source", "reason", "previous_base", "previous_fails_at",
+    "record_reach"}``: ``source`` is ``"table"`` (app/core/men_table.py, made by
+    scripts/men_table.py with :func:`smallest_base_records`), ``"live"`` (searched now within
+    ``budget`` terms) or None; ``reason`` says why there is no base when ``base`` is None;
+    ``previous_*`` is the grid value just below and its first failing m (< length).
+    """
+    empty = {"base": None, "source": None, "previous_base": None, "previous_fails_at": None, "record_reach": None}
+    if head_dim == 2:  # one pair, θ_0 = 1 whatever b: B_m = cos m, negative first at m = 2
+        if length <= 2:
+            return {**empty, "base": 1.0, "source": "live", "reason": None, "record_reach": 2}
+        return {**empty, "source": "live",
+                "reason": "no base below 10^15 passes: for d = 2, B_m = cos m whatever b (θ_0 = 1), and cos 2 < 0"}
+    records = table_records(head_dim)
+    source = "table"
+    if records is None or length > records.limit:
+        records, source = _live_records(head_dim, length, budget), "live"
+    empty = {"base": None, "source": None, "previous_base": None, "previous_fails_at": None, "record_reach": None}
+    if records is None:
+        tabulated = table_records(head_dim)
+        if tabulated is not None:
+            reason = (
+                f"the precomputed search for d = {head_dim} covers T ≤ {tabulated.limit:,}, and a live search for "
+                f"T = {length:,} needs more than one request's work"
+            )
+        else:
+            reason = (
+                f"d = {head_dim} is not among the precomputed head dims ({', '.join(map(str, sorted(men_table.RECORDS)))}), "
+                f"and a live search for T = {length:,} needs more than one request's work"
+            )
+        return {**empty, "reason": reason}
+    row = records.lookup(length)
+    if row is None:
+        return {**empty, "source": source, "reason": f"no base below 10^15 passes T = {length:,} at d = {head_dim}"}
+    index = int(records.index[row])
+    return {
+        "base": grid_value(index),
+        "source": source,
+        "reason": None,
+        "previous_base": grid_value(index - 1) if index > 0 else None,
+        "previous_fails_at": int(records.previous_fails_at[row]) if index > 0 else None,
+        # the first failing m of this base (None: it passes every m < the records' limit)
+        "record_reach": None if records.reach[row] < 0 else int(records.reach[row]),
+    }
+
+
+def smallest_base_witnesses(head_dim: int, length: int) -> list[int]:
+    """Distances below ``length`` at which records failed (useful places to look for a failure)."""
+    records = table_records(head_dim)
+    if records is None or length > records.limit:
+        records = _live_records(head_dim, length, LIVE_BUDGET)
+    if records is None:
+        return []
+    values = set(int(v) for v in records.reach if 0 <= v < length)
+    values |= set(int(v) for v in records.previous_fails_at if 0 <= v < length)
+    return sorted(values)[-32:]
+
+
+def larger_failing_base(head_dim: int, length: int, smallest_index: int, steps: int = 64, budget: int = 1 << 23) -> dict | None:
+    """The first grid value above the smallest base (within ``steps`` grid values) that fails
+    ``length``: ``{"base", "fails_at"}`` with B at that m < 0 by the definition.  Each candidate is
+    tried at :func:`smallest_base_witnesses`' distances, then scanned from m = 0 while the scans
+    stay within ``budget`` (distance, pair) terms; None if none is found that way."""
+    witnesses = np.array(smallest_base_witnesses(head_dim, length), dtype=np.float64)
+    thetas = inv_freq_rows(head_dim, grid_values(smallest_index + 1, smallest_index + 1 + steps))
+    work = 0
+    for g, theta in enumerate(thetas):
+        if witnesses.size:
+            values = np.cos(np.multiply.outer(witnesses, theta)).sum(axis=1)
+            if (values < 0).any():
+                return {"base": grid_value(smallest_index + 1 + g), "fails_at": int(witnesses[int(np.argmax(values < 0))])}
+        if work + length * len(theta) > budget:
+            return None
+        scan = MarginScan(theta)
+        found = scan.first_negative(0, length)
+        work += scan.work
+        if found is not None:
+            return {"base": grid_value(smallest_index + 1 + g), "fails_at": found}
     return None
 
 
-@lru_cache(maxsize=128)
-def men_base_bound(head_dim: int, context_len: int, rel_tol: float = 1e-4, steps_per_decade: int = 40) -> dict:
-    """Smallest base b with B_m ≥ 0 for all m < context_len (Men et al. 2024).
+# ---- one base: verdict and curve ------------------------------------------------------------------
 
-    Search: bases on a log grid (``steps_per_decade`` per decade) from b = 2 upwards until one
-    passes, then bisection between it and the grid point below to ``rel_tol``.  The set of
-    passing bases need not be an interval, so this is the smallest passing base at the fine grid's
-    resolution.  Returns ``{"base", "grid_ratio", "first_negative_below"}`` (the first failing
-    distance just below the bound).
-
-    Every pass/fail decision is the one :func:`first_negative` gives, reached more cheaply: the
-    grid part is read from ``men_table.GRID`` when it covers the head dim (the first negative
-    distance of every grid base, precomputed), otherwise grid bases are probed in batches at a
-    few distances (:func:`_probe_fails`) and the rest evaluated a batch at a time
-    (:func:`_scan_negatives`); the bisection evaluates one base at a time, stopping at the first
-    negative block.  ``men_table.BOUNDS`` holds finished results for common (head dim, length).
-    """
-    ratio = 10 ** (1 / steps_per_decade)
-    default_search = (rel_tol, steps_per_decade) == (1e-4, 40)
-    if default_search and (head_dim, context_len) in men_table.BOUNDS:
-        base, first_below = men_table.BOUNDS[(head_dim, context_len)]
-        return {"base": base, "grid_ratio": ratio, "first_negative_below": first_below}
-    entries = men_table.GRID.get(head_dim) if default_search and context_len <= men_table.CAP else None
-    if entries is not None:
-        found = _grid_index_from_table(entries, head_dim, context_len)
-    else:
-        found = _grid_index_live(head_dim, context_len, steps_per_decade)
-    if found is None:
-        return {"base": None, "grid_ratio": ratio, "first_negative_below": None}
-    grid = _grid(steps_per_decade)
-    if found == 0:
-        return {"base": 2.0, "grid_ratio": ratio, "first_negative_below": None}
-    low, high = grid[found - 1], grid[found]
-    while high / low - 1 > rel_tol:
-        mid = math.sqrt(low * high)
-        if _passes(mid, head_dim, context_len):
-            high = mid
-        else:
-            low = mid
-    return {"base": high, "grid_ratio": ratio, "first_negative_below": _first_negative(low, head_dim, context_len)}
+# Work (distance, pair terms) for a verdict beyond the drawn range.
+VERDICT_BUDGET = 1 << 26
 
 
-def men_live_limit(head_dim: int, live_budget: int) -> int:
-    """Largest context length whose bound :func:`men_base_bound` finds within ``live_budget``
-    evaluations of (distance, pair): about 12·T·(d/2) when men_table.GRID covers the head dim
-    (only the bisection is left), about 30 times more otherwise (the grid is scanned too), with
-    d/2 counted as at least 8."""
-    pairs = max(1, head_dim // 2)
-    if head_dim in men_table.GRID:
-        return min(men_table.CAP, live_budget // pairs)
-    # Small head dims have bounds up to 1e14: hundreds of grid bases, whatever T·d/2.
-    return live_budget // (32 * max(pairs, 8))
+def base_verdict(base: float, head_dim: int, length: int, budget: int = VERDICT_BUDGET) -> dict:
+    """Does ``base`` pass ``length``?  ``{"passes", "first_failing_m", "checked"}``: ``passes`` is
+    None when the distances below ``length`` are more than ``budget``/(d/2) and no failure was
+    found among the first ``checked`` of them."""
+    pairs = head_dim // 2
+    checked = min(length, max(1, budget // pairs))
+    found = MarginScan(base_inv_freq(head_dim, base)).first_negative(0, checked)
+    if found is not None:
+        return {"passes": False, "first_failing_m": found, "checked": found + 1}
+    return {"passes": True if checked == length else None, "first_failing_m": None, "checked": checked}
 
 
-def men_bound_source(head_dim: int, context_len: int, live_budget: int) -> str | None:
-    """How :func:`men_base_bound` answers within ``live_budget``: ``"table"`` (precomputed in
-    men_table.BOUNDS), ``"live"`` (searched now, see :func:`men_live_limit`), or None (neither)."""
-    from app.core import men_table
-
-    if (head_dim, context_len) in men_table.BOUNDS:
-        return "table"
-    return "live" if context_len <= men_live_limit(head_dim, live_budget) else None
+def margin_curve(base: float, head_dim: int, length: int) -> np.ndarray:
+    """B_m for every m in [0, length), block-evaluated (within δ(m) of the definition, see
+    :class:`MarginScan`).  Shape ``(length,)``."""
+    scan = MarginScan(base_inv_freq(head_dim, base))
+    step = 1 << 16
+    return np.concatenate([scan.block(m0, min(step, length - m0)) for m0 in range(0, length, step)]) if length else np.zeros(0)
 
 
-def summary(head_dim: int, base: float, train_len: int, target_len: int, rotary_dim: int | None = None) -> dict:
-    """Every calculator output for s = target_len / train_len."""
-    r = rotary_dim or head_dim
-    s = target_len / train_len
+def margin_envelope(base: float, head_dim: int, length: int, starts: np.ndarray) -> dict:
+    """Min and max of B_m over each column [starts[c], starts[c+1]) of m < length, with the
+    smallest value and its m, and the first m with B_m < 0 by the definition (None: none)."""
+    scan = MarginScan(base_inv_freq(head_dim, base))
+    step = 1 << 16
+    values = np.empty(length)
+    first = None
+    for m0 in range(0, length, step):
+        block = scan.block(m0, min(step, length - m0))
+        values[m0 : m0 + len(block)] = block
+        if first is None:
+            first = scan.negatives(m0, block)
+    low = np.fmin.reduceat(values, starts)
+    at = int(np.argmin(values))
     return {
-        "scale": s,
-        "ntk_base": ntk_base(base, s, r) if r > 2 else None,
-        "yarn_attention": get_mscale(s),
-        "yarn_logit_multiplier": get_mscale(s) ** 2,
-        "longrope_attention": longrope_attention(s, train_len) if train_len >= 2 else None,
+        "low": low,
+        "high": np.fmax.reduceat(values, starts),
+        "min": float(values[at]),
+        "min_at": at,
+        "first_failing_m": first,
     }

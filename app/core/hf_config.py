@@ -21,8 +21,25 @@ What transformers does, and so what this does (``RotaryEmbeddingConfigMixin``,
   ``original_max_position_embeddings`` defaults to 4096; a "su" dict without that key fails in
   transformers' validation, so it is refused here too).
 
-Unrelated top-level keys are ignored.  Keys inside the RoPE dict must be RoPE parameters of the
-chosen type (transformers warns about the others; we refuse them).
+Published configs of current families (transformers 5.24's config classes):
+- Multimodal wrappers (Gemma 3, Llama 4, Qwen3-VL, Mistral 3, …) keep the text model's keys under
+  ``text_config``; those are read (``PreTrainedConfig.get_text_config``).
+- Several RoPE settings: transformers 5's per-layer-type ``rope_parameters``
+  (``{"full_attention": {...}, "sliding_attention": {...}}``), and Gemma 3's older form
+  (``rope_scaling`` for the full-attention layers, ``rope_local_base_freq`` for the sliding ones;
+  ``Gemma3TextConfig.convert_rope_params_to_dict``, defaults 1e6 and 1e4).  Every setting is read;
+  the primary one is ``full_attention`` (or the only one).
+- M-RoPE (Qwen2-VL, Qwen2.5-VL, Qwen3-VL): ``mrope_section`` (and ``mrope_interleaved``) split the
+  pairs between time, height and width positions; the frequencies are the default ones
+  (``"type": "mrope"`` is read as ``default``, as Qwen2VLTextConfig does).
+- Llama 4: ``no_rope_layers`` (1 = RoPE, 0 = NoPE; by default every ``no_rope_layer_interval``-th
+  layer, 4, is NoPE).
+- Phi-3's first 128k release says ``"type": "su"`` with ``original_max_position_embeddings`` only at
+  the top level: transformers 5.24 refuses that dict (its longrope validation wants the key inside),
+  transformers 4.x read the top-level value; we read the top-level value and say so in a note.
+
+Unrelated top-level keys are ignored.  A key inside the RoPE dict that the chosen rope_type does
+not read is ignored with a note naming it (transformers warns and ignores it too).
 """
 
 from __future__ import annotations
@@ -87,16 +104,103 @@ def _integer(where: str, value: Any, low: int = 1, high: int = MAX_LENGTH) -> in
     return int(value)
 
 
-def standardize(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
-    """Return ``(top, rope_parameters, notes)``: the resolved top-level values (head_dim,
-    max_position_embeddings, model_type, pairing) and the standardised RoPE dict."""
+# Keys of the ``top`` dict (merged into the standardised dict that rope_config_from_hf returns).
+TOP_KEYS = ("model_type", "head_dim", "max_position_embeddings", "pairing", "text_config", "mrope", "layers")
+LAYER_TYPE_LABELS = {"full_attention", "sliding_attention", "chunked_attention", "linear_attention"}
+MROPE_KEYS = ("mrope_section", "mrope_interleaved")
+# Config classes whose default rope_theta is not 10000 (transformers 5.24 ``default_theta``).
+DEFAULT_THETA_BY_MODEL_TYPE = {
+    "gemma3_text": 1e6, "qwen2_vl_text": 1e6, "qwen2_5_vl_text": 1e6, "qwen2_vl": 1e6, "qwen2_5_vl": 1e6,
+    "qwen3_vl_text": 5e5, "qwen3_vl": 5e5, "llama4_text": 5e5, "gpt_oss": 150000.0,
+}
+GEMMA3_LOCAL_THETA = 10000.0
+
+
+def text_config_of(config: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The dict holding the text model's keys: ``text_config`` when the body has one (multimodal
+    wrappers), else the body.  Returns ``(dict, "text_config" or None)``."""
     if not isinstance(config, dict):
         raise ScalingError("body", "the body must be a JSON object (a model's config.json)")
+    text = config.get("text_config")
+    if text is None:
+        return config, None
+    if not isinstance(text, dict):
+        raise ScalingError("text_config", f"text_config must be a JSON object (got {type(text).__name__})")
+    merged = dict(text)
+    if "model_type" not in merged and config.get("model_type") is not None:
+        merged["model_type"] = config["model_type"]
+    return merged, "text_config"
+
+
+def _rope_source(cfg: dict[str, Any]) -> tuple[Any, str]:
+    raw = cfg.get("rope_scaling") or cfg.get("rope_parameters")
+    source = "rope_scaling" if cfg.get("rope_scaling") else "rope_parameters"
+    if raw is None or raw == {}:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ScalingError(source, f"{source} must be a JSON object or null (got {type(raw).__name__})")
+    return raw, source
+
+
+def _settings_dicts(cfg: dict[str, Any], model_type: str | None, raw: dict[str, Any], source: str, notes: list[str]):
+    """``[(layer_type or None, rope dict, where)]``: one entry per RoPE setting."""
+    declared = cfg.get("layer_types") if isinstance(cfg.get("layer_types"), list) else []
+    labels = LAYER_TYPE_LABELS | {label for label in declared if isinstance(label, str)}
+    nested = [key for key, value in raw.items() if key in labels and (isinstance(value, dict) or value is None)]
+    if nested:
+        for key, value in raw.items():
+            if key not in nested:
+                notes.append(f"{source}.{key} is ignored: the dict is per layer type ({', '.join(nested)}).")
+        return [(key, dict(raw[key] or {}), f"{source}.{key}") for key in nested if raw[key] is not None]
+    for key, value in raw.items():
+        if isinstance(value, dict):
+            raise ScalingError(
+                f"{source}.{key}",
+                f"{source}.{key} is a nested dict but {key!r} is not a layer type (known: "
+                f"{', '.join(sorted(labels))}, or the config's layer_types)",
+            )
+    if model_type in ("gemma3_text", "gemma3"):
+        # Gemma3TextConfig: rope_scaling updates the full-attention dict; the sliding layers use
+        # rope_local_base_freq (default 1e4) with no scaling.
+        full = {"rope_type": "default", **raw}
+        full.setdefault("rope_theta", cfg.get("rope_theta", 1e6))
+        sliding = {"rope_type": "default", "rope_theta": cfg.get("rope_local_base_freq", GEMMA3_LOCAL_THETA)}
+        notes.append(
+            "gemma3: full-attention layers use rope_theta"
+            + (f" and {source}" if raw else "")
+            + "; sliding-window layers use rope_local_base_freq without scaling (Gemma3TextConfig)."
+        )
+        return [("full_attention", full, source), ("sliding_attention", sliding, "rope_local_base_freq")]
+    return [(None, dict(raw), source)]
+
+
+def standardize(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """Return ``(top, rope_parameters, notes)`` of the primary RoPE setting (see
+    :func:`standardize_all`)."""
+    top, settings, notes = standardize_all(config)
+    primary = settings[_primary_index(settings)]
+    return top, primary["params"], notes + primary["notes"]
+
+
+def _primary_index(settings: list[dict[str, Any]]) -> int:
+    for i, setting in enumerate(settings):
+        if setting["layer_type"] == "full_attention":
+            return i
+    return 0
+
+
+def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
+    """Return ``(top, settings, notes)``: the resolved top-level values (head_dim,
+    max_position_embeddings, model_type, pairing, mrope, layers) and, per RoPE setting,
+    ``{"layer_type", "where", "params" (the standardised RoPE dict), "notes"}``."""
+    cfg, text_key = text_config_of(config)
     notes: list[str] = []
-    model_type = config.get("model_type")
+    if text_key:
+        notes.append("text_config: the text model's keys are read from text_config.")
+    model_type = cfg.get("model_type")
     if model_type is not None and not isinstance(model_type, str):
         raise ScalingError("model_type", f"model_type must be a string (got {model_type!r})")
-    cfg = dict(config)
+    cfg = dict(cfg)
 
     # Model-specific names (attribute maps and config classes).
     if model_type == "gptj":
@@ -129,23 +233,105 @@ def standardize(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any],
     if max_pos is not None:
         max_pos = _integer("max_position_embeddings", max_pos)
 
-    # The RoPE dict: rope_scaling wins when non-empty.
-    raw = cfg.get("rope_scaling") or cfg.get("rope_parameters")
-    source = "rope_scaling" if cfg.get("rope_scaling") else "rope_parameters"
-    if raw is None or raw == {}:
-        raw = {}
-    if not isinstance(raw, dict):
-        raise ScalingError(source, f"{source} must be a JSON object or null (got {type(raw).__name__})")
-    for key, value in raw.items():
-        if isinstance(value, dict):
-            raise ScalingError(f"{source}.{key}", f"per-layer {source} (nested under {key!r}) is not supported")
-    params = dict(raw)
-    unknown = [key for key in params if key not in HF_KEYS]
-    if unknown:
-        raise ScalingError(
-            f"{source}.{unknown[0]}",
-            f"unknown key {unknown[0]!r} in {source}; RoPE parameters are: {', '.join(sorted(HF_KEYS))}",
+    raw, source = _rope_source(cfg)
+    if cfg.get("rope_theta", 0) is None:
+        raise ScalingError("rope_theta", "rope_theta must be a number, not null")
+    if "rope_theta" not in cfg and model_type in DEFAULT_THETA_BY_MODEL_TYPE:
+        cfg["rope_theta"] = DEFAULT_THETA_BY_MODEL_TYPE[model_type]
+    settings = []
+    mrope: dict[str, Any] | None = None
+    for layer_type, params, where in _settings_dicts(cfg, model_type, raw, source, notes):
+        setting_notes: list[str] = []
+        for key in MROPE_KEYS:
+            if key in params:
+                value = params.pop(key)
+                mrope = mrope or {}
+                mrope[key] = value
+        if params.get("rope_type", params.get("type")) == "mrope":
+            params.pop("type", None)
+            params["rope_type"] = "default"
+        given = set(params) if where != "rope_local_base_freq" else set()
+        if model_type in ("gemma3_text", "gemma3") and where == source and layer_type == "full_attention":
+            given = set(raw)
+        standardized = _standardize_one(cfg, model_type, max_pos, head_dim, params, where, setting_notes)
+        settings.append({"layer_type": layer_type, "where": where, "params": standardized, "notes": setting_notes, "given": given})
+    if mrope is not None:
+        mrope = _check_mrope(mrope, head_dim, settings, source)
+        layout = "interleaved across pairs" if mrope["mrope_interleaved"] else "consecutive blocks of pairs"
+        notes.append(
+            f"M-RoPE: the {head_dim // 2} pairs are split {'/'.join(map(str, mrope['mrope_section']))} between time, "
+            f"height and width position ids ({layout}); the frequencies are the default ones, and for text every "
+            "position id is the same, so text tokens see the ordinary ladder. See the M-RoPE lesson at /mrope."
         )
+
+    top = {"model_type": model_type, "head_dim": head_dim, "max_position_embeddings": max_pos,
+           "pairing": "interleaved" if model_type == "gptj" else "half", "text_config": text_key,
+           "mrope": mrope, "layers": _layers(cfg, model_type, settings, notes)}
+    return top, settings, notes
+
+
+def _check_mrope(mrope: dict[str, Any], head_dim: int, settings, source: str) -> dict[str, Any]:
+    section = mrope.get("mrope_section")
+    if not isinstance(section, list) or not section or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in section):
+        raise ScalingError(f"{source}.mrope_section", "mrope_section must be a list of non-negative integers (pairs per axis)")
+    if sum(section) != head_dim // 2:
+        raise ScalingError(
+            f"{source}.mrope_section",
+            f"mrope_section must add up to head_dim / 2 = {head_dim // 2} pairs (got {sum(section)})",
+        )
+    interleaved = mrope.get("mrope_interleaved")
+    if interleaved is not None and not isinstance(interleaved, bool):
+        raise ScalingError(f"{source}.mrope_interleaved", "mrope_interleaved must be true or false")
+    return {"mrope_section": list(section), "mrope_interleaved": bool(interleaved), "lesson": "/mrope"}
+
+
+def _layers(cfg: dict[str, Any], model_type: str | None, settings, notes: list[str]) -> dict[str, Any] | None:
+    """Which layers use which setting (when the config says), and Llama 4's NoPE layers."""
+    count = cfg.get("num_hidden_layers")
+    count = count if isinstance(count, int) and not isinstance(count, bool) and 0 < count <= 4096 else None
+    if model_type == "llama4_text" or model_type == "llama4":
+        flags = cfg.get("no_rope_layers")
+        interval = cfg.get("no_rope_layer_interval", 4)
+        if not flags:
+            if count is None or not isinstance(interval, int) or interval < 1:
+                return None
+            flags = [int((i + 1) % interval != 0) for i in range(count)]
+            origin = f"no_rope_layers not given: every {interval}th layer is NoPE (no_rope_layer_interval)"
+        else:
+            if not isinstance(flags, list) or not all(v in (0, 1) for v in flags):
+                raise ScalingError("no_rope_layers", "no_rope_layers must be a list of 0 (NoPE) and 1 (RoPE), one per layer")
+            origin = "no_rope_layers"
+        rope = [i for i, v in enumerate(flags) if v]
+        nope = [i for i, v in enumerate(flags) if not v]
+        notes.append(
+            f"llama4: {len(rope)} of {len(flags)} layers use RoPE and {len(nope)} use none (NoPE: layers "
+            f"{', '.join(map(str, nope[:8]))}{', …' if len(nope) > 8 else ''}; {origin}). In transformers' layer_types "
+            "the RoPE layers are chunked_attention and the NoPE layers full_attention; the frequencies below are "
+            "those of the RoPE layers. attn_temperature_tuning, floor_scale and attn_scale (the NoPE layers' query "
+            "scaling) are outside this app's scope."
+        )
+        return {"rope_layers": rope, "nope_layers": nope, "source": origin}
+    declared = cfg.get("layer_types")
+    if isinstance(declared, list) and declared and all(isinstance(v, str) for v in declared):
+        layer_types = declared
+    elif model_type in ("gemma3_text", "gemma3") and count is not None:
+        pattern = cfg.get("sliding_window_pattern", 6)
+        pattern = pattern if isinstance(pattern, int) and pattern > 0 else 6
+        layer_types = ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(count)]
+    else:
+        return None
+    by_type: dict[str, list[int]] = {}
+    for i, kind in enumerate(layer_types):
+        by_type.setdefault(kind, []).append(i)
+    return {"layer_types": {kind: layers for kind, layers in by_type.items()}}
+
+
+def _standardize_one(cfg, model_type, max_pos, head_dim, params: dict[str, Any], source: str, notes: list[str]) -> dict[str, Any]:
+    """One RoPE dict standardised as transformers does (the single-setting rules of the module docstring)."""
+    unknown = [key for key in params if key not in HF_KEYS]
+    for key in unknown:
+        notes.append(f"{source}.{key} is not a RoPE parameter this app reads; it is ignored (transformers warns and ignores it).")
+        params.pop(key)
 
     if model_type == "gptj":
         rotary = cfg.get("rotary_dim", 64)
@@ -156,10 +342,7 @@ def standardize(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any],
         params.setdefault("partial_rotary_factor", rotary / head_dim)
         notes.append("gptj: the base is fixed at 10000 in the model code; rotary_dim dimensions are rotated, in interleaved pairs.")
 
-    top_theta = cfg.get("rope_theta", DEFAULT_THETA)
-    if top_theta is None:
-        raise ScalingError("rope_theta", "rope_theta must be a number, not null")
-    params.setdefault("rope_theta", top_theta)
+    params.setdefault("rope_theta", cfg.get("rope_theta", DEFAULT_THETA))
     if model_type == "phi3":
         params.setdefault("partial_rotary_factor", cfg.get("partial_rotary_factor", 1.0))
     elif cfg.get("partial_rotary_factor") is not None:
@@ -187,10 +370,10 @@ def standardize(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any],
             params["original_max_position_embeddings"] = max_pos
     if phi3_remapped:
         if "original_max_position_embeddings" not in params:
-            raise ScalingError(
-                f"{source}.original_max_position_embeddings",
-                f"Phi-3 rope type '{rope_type}' is renamed to 'longrope' after standardisation, so transformers 5.24 "
-                "requires original_max_position_embeddings inside the dict and fails without it",
+            notes.append(
+                f"phi3: this '{rope_type}' dict has no original_max_position_embeddings, so transformers 5.24 refuses "
+                f"it (its longrope check wants the key inside); transformers 4.x, and this app, read the top-level "
+                f"value {top_original}."
             )
         params["rope_type"] = "longrope"
         params["original_max_position_embeddings"] = top_original
@@ -209,13 +392,9 @@ def standardize(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any],
     allowed = set(COMMON_KEYS) | set(method.required) | set(method.optional) | {"type"}
     if rope_type in WITH_ORIGINAL_LENGTH:
         allowed.add("original_max_position_embeddings")
-    for key in params:
-        if key not in allowed:
-            raise ScalingError(
-                f"{source}.{key}",
-                f"{key} is not a parameter of rope_type '{rope_type}' (transformers warns and ignores it); "
-                f"allowed: {', '.join(sorted(allowed - {'type'}))}",
-            )
+    for key in [key for key in params if key not in allowed]:
+        notes.append(f"{source}.{key} is not read by rope_type '{rope_type}'; it is ignored (transformers warns and ignores it).")
+        params.pop(key)
     for name in method.required:
         if name not in params:
             raise ScalingError(f"{source}.{name}", f"rope_type '{rope_type}' requires {name}")
@@ -223,19 +402,16 @@ def standardize(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any],
         raise ScalingError("max_position_embeddings", "rope_type 'dynamic' needs max_position_embeddings (its reference length)")
     if rope_type in ("yarn", "longrope") and params.get("factor") is None and max_pos is None:
         raise ScalingError("max_position_embeddings", f"rope_type '{rope_type}' without factor needs max_position_embeddings")
-
-    top = {"model_type": model_type, "head_dim": head_dim, "max_position_embeddings": max_pos,
-           "pairing": "interleaved" if model_type == "gptj" else "half"}
-    return top, params, notes
+    return params
 
 
-def rope_config_from_hf(config: dict[str, Any], seq_len: int | None = None) -> tuple[RopeConfig, dict[str, Any], list[str]]:
-    """Parse, standardise, type-check and validate; returns ``(RopeConfig, rope_parameters, notes)``."""
-    top, params, notes = standardize(config)
-    source = "rope_scaling" if config.get("rope_scaling") else "rope_parameters"
+def _rope_config(top: dict[str, Any], setting: dict[str, Any], seq_len: int | None) -> RopeConfig:
+    """Type-check one standardised setting and validate it; errors name the field where it was given."""
+    params, where_dict, given = setting["params"], setting["where"], setting["given"]
+    prefix = f"{top['text_config']}." if top["text_config"] else ""
     values: dict[str, Any] = {}
     for key, value in params.items():
-        where = key if key in ("rope_theta", "partial_rotary_factor") and key not in (config.get(source) or {}) else f"{source}.{key}"
+        where = prefix + (key if key not in given else f"{where_dict}.{key}")
         if key in ("rope_type", "type"):
             continue
         if key == "truncate":
@@ -276,8 +452,29 @@ def rope_config_from_hf(config: dict[str, Any], seq_len: int | None = None) -> t
         validate(rope, seq_len)
     except ScalingError as exc:
         field = exc.field
-        if field in HF_KEYS and field not in ("rope_theta", "partial_rotary_factor"):
-            field = f"{source}.{field}"
+        if field in HF_KEYS:
+            field = prefix + (field if field not in given else f"{where_dict}.{field}")
         raise ScalingError(field, exc.message) from None
-    standardized = {key: (list(value) if isinstance(value, tuple) else value) for key, value in params.items()}
-    return rope, {**standardized, **top}, notes
+    return rope
+
+
+def rope_settings_from_hf(config: dict[str, Any], seq_len: int | None = None) -> dict[str, Any]:
+    """Every RoPE setting of a config.json: ``{"top", "notes", "primary", "settings": [{"layer_type",
+    "where", "config" (RopeConfig), "standardized" (dict), "notes"}]}``; ``primary`` indexes the
+    full-attention setting (or the only one)."""
+    top, settings, notes = standardize_all(config)
+    out = []
+    for setting in settings:
+        rope = _rope_config(top, setting, seq_len)
+        standardized = {key: (list(value) if isinstance(value, tuple) else value) for key, value in setting["params"].items()}
+        out.append({"layer_type": setting["layer_type"], "where": setting["where"], "config": rope,
+                    "standardized": standardized, "notes": setting["notes"]})
+    return {"top": top, "notes": notes, "primary": _primary_index(settings), "settings": out}
+
+
+def rope_config_from_hf(config: dict[str, Any], seq_len: int | None = None) -> tuple[RopeConfig, dict[str, Any], list[str]]:
+    """Parse, standardise, type-check and validate; returns ``(RopeConfig, rope_parameters, notes)``
+    of the primary setting (the full-attention layers', or the only one)."""
+    result = rope_settings_from_hf(config, seq_len)
+    primary = result["settings"][result["primary"]]
+    return primary["config"], {**primary["standardized"], **result["top"]}, result["notes"] + primary["notes"]

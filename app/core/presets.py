@@ -34,6 +34,12 @@ PHI3_MINI_128K_SHORT = [
     2.799999999999998, 2.8999999999999977, 3.049999999999997,
 ]
 
+VERIFIED_BY_REFERENCE = (
+    "Written from the published config.json as recalled (the hub could not be reached); its RoPE values are those "
+    "transformers 5.24's own config class and rotary module compute for this dict (tests/reference/data/"
+    "hf_configs.json), not checked against the hub file itself."
+)
+
 PRESETS: list[dict] = [
     {
         "name": "Llama 2 7B",
@@ -254,5 +260,53 @@ PRESETS: list[dict] = [
         "source": "EleutherAI/gpt-j-6b config.json (rotary_dim 64 of 256 dims per head, interleaved pairs; base "
         "10000 fixed in modeling_gptj).",
         "verified": "Checked against the model card (16 heads of 256 dims, RoPE on 64 dims, n_ctx 2048) and transformers' GPTJConfig defaults (rotary_dim 64, n_positions 2048); the hub file itself was not found.",
+    },
+    {
+        "name": "Gemma 3 4B (sliding and full layers)",
+        "repo": "google/gemma-3-4b-it",
+        "file": "config.json",
+        "config": {'architectures': ['Gemma3ForConditionalGeneration'], 'model_type': 'gemma3', 'image_token_index': 262144, 'text_config': {'model_type': 'gemma3_text', 'hidden_size': 2560, 'intermediate_size': 10240, 'num_attention_heads': 8, 'num_key_value_heads': 4, 'head_dim': 256, 'num_hidden_layers': 34, 'rope_scaling': {'factor': 8.0, 'rope_type': 'linear'}, 'sliding_window': 1024}},
+        "source": "google/gemma-3-4b-it config.json (Gemma3ForConditionalGeneration; text_config with rope_scaling linear 8; rope_theta 1e6 and rope_local_base_freq 1e4 left to Gemma3TextConfig's defaults)",
+        "verified": VERIFIED_BY_REFERENCE,
+    },
+    {
+        "name": "Llama 4 Scout (RoPE and NoPE layers)",
+        "repo": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+        "file": "config.json",
+        "config": {'architectures': ['Llama4ForConditionalGeneration'], 'model_type': 'llama4', 'text_config': {'model_type': 'llama4_text', 'hidden_size': 5120, 'intermediate_size': 8192, 'num_attention_heads': 40, 'num_key_value_heads': 8, 'head_dim': 128, 'num_hidden_layers': 48, 'max_position_embeddings': 10485760, 'rope_theta': 500000.0, 'rope_scaling': {'factor': 16.0, 'high_freq_factor': 1.0, 'low_freq_factor': 1.0, 'original_max_position_embeddings': 8192, 'rope_type': 'llama3'}, 'attention_chunk_size': 8192, 'attn_temperature_tuning': True, 'floor_scale': 8192, 'attn_scale': 0.1, 'interleave_moe_layer_step': 1, 'use_qk_norm': True}},
+        "source": "meta-llama/Llama-4-Scout-17B-16E(-Instruct) config.json (text_config: llama3 scaling with factor 16 and low = high = 1, NoPE every 4th layer by no_rope_layer_interval's default)",
+        "verified": VERIFIED_BY_REFERENCE,
+    },
+    {
+        "name": "Qwen2.5-VL 7B (M-RoPE)",
+        "repo": "Qwen/Qwen2.5-VL-7B-Instruct",
+        "file": "config.json",
+        "config": {'architectures': ['Qwen2_5_VLForConditionalGeneration'], 'model_type': 'qwen2_5_vl', 'hidden_size': 3584, 'num_attention_heads': 28, 'num_key_value_heads': 4, 'num_hidden_layers': 28, 'max_position_embeddings': 128000, 'rope_theta': 1000000.0, 'rope_scaling': {'type': 'mrope', 'mrope_section': [16, 24, 24]}},
+        "source": 'Qwen/Qwen2.5-VL-7B-Instruct config.json (rope_scaling type mrope)',
+        "verified": VERIFIED_BY_REFERENCE,
+    },
+    {
+        "name": "Qwen3 8B",
+        "repo": "Qwen/Qwen3-8B",
+        "file": "config.json",
+        "config": {'architectures': ['Qwen3ForCausalLM'], 'model_type': 'qwen3', 'head_dim': 128, 'hidden_size': 4096, 'num_attention_heads': 32, 'num_key_value_heads': 8, 'num_hidden_layers': 36, 'max_position_embeddings': 40960, 'rope_theta': 1000000, 'rope_scaling': None, 'sliding_window': None},
+        "source": 'Qwen/Qwen3-8B config.json (no scaling, rope_theta 1e6, head_dim 128)',
+        "verified": VERIFIED_BY_REFERENCE,
+    },
+    {
+        "name": "gpt-oss-20b (YaRN)",
+        "repo": "openai/gpt-oss-20b",
+        "file": "config.json",
+        "config": {'architectures': ['GptOssForCausalLM'], 'model_type': 'gpt_oss', 'head_dim': 64, 'hidden_size': 2880, 'num_attention_heads': 64, 'num_key_value_heads': 8, 'num_hidden_layers': 24, 'max_position_embeddings': 131072, 'rope_theta': 150000, 'sliding_window': 128, 'layer_types': ['sliding_attention', 'full_attention', 'sliding_attention', 'full_attention', 'sliding_attention', 'full_attention', 'sliding_attention', 'full_attention', 'sliding_attention', 'full_attention', 'sliding_attention', 'full_attention', 'sliding_attention', 'full_attention', 'sliding_attention', 'full_attention', 'sliding_attention', 'full_attention', 'sliding_attention', 'full_attention', 'sliding_attention', 'full_attention', 'sliding_attention', 'full_attention'], 'rope_scaling': {'beta_fast': 32.0, 'beta_slow': 1.0, 'factor': 32.0, 'original_max_position_embeddings': 4096, 'rope_type': 'yarn', 'truncate': False}},
+        "source": 'openai/gpt-oss-20b config.json (YaRN factor 32, truncate false; sliding/full layers share it)',
+        "verified": VERIFIED_BY_REFERENCE,
+    },
+    {
+        "name": "DeepSeek-V3 (YaRN)",
+        "repo": "deepseek-ai/DeepSeek-V3",
+        "file": "config.json",
+        "config": {'architectures': ['DeepseekV3ForCausalLM'], 'model_type': 'deepseek_v3', 'hidden_size': 7168, 'num_attention_heads': 128, 'num_key_value_heads': 128, 'num_hidden_layers': 61, 'q_lora_rank': 1536, 'kv_lora_rank': 512, 'qk_nope_head_dim': 128, 'qk_rope_head_dim': 64, 'v_head_dim': 128, 'max_position_embeddings': 163840, 'rope_theta': 10000, 'rope_scaling': {'beta_fast': 32, 'beta_slow': 1, 'factor': 40, 'mscale': 1.0, 'mscale_all_dim': 1.0, 'original_max_position_embeddings': 4096, 'type': 'yarn'}},
+        "source": 'deepseek-ai/DeepSeek-V3 config.json (YaRN factor 40, mscale = mscale_all_dim = 1)',
+        "verified": VERIFIED_BY_REFERENCE,
     },
 ]

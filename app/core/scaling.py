@@ -153,11 +153,38 @@ def yarn_ramp(low: float, high: float, pairs: int) -> np.ndarray:
     return np.clip(ramp, 0, 1).astype(np.float64)
 
 
-def yarn_factor(config: RopeConfig) -> float:
-    """The factor YaRN uses: ``factor``, or Lmax/L0 when it is None."""
+def effective_factor(config: RopeConfig) -> float:
+    """The factor YaRN and LongRoPE use: ``factor``, or Lmax/L0 when it is None."""
     if config.factor is None:
         return config.max_position_embeddings / config.original_max_position_embeddings
     return float(config.factor)
+
+
+def deepseek_softmax_multiplier(config: RopeConfig) -> float | None:
+    """DeepSeek-V2/V3's extra factor on the softmax scale, get_mscale(s, mscale_all_dim)²
+    (``yarn_apply_mscale`` in transformers' modeling_deepseek_v3: applied when rope_type is not
+    default and mscale_all_dim is truthy, with s = the ``factor`` key).  It multiplies the logits
+    on top of attention_factor²; None when it does not apply."""
+    if config.rope_type == "default" or not config.mscale_all_dim or config.factor is None:
+        return None
+    return get_mscale(float(config.factor), config.mscale_all_dim) ** 2
+
+
+def extension_status(scale: float) -> dict[str, object]:
+    """What a scale s = target/training length means: ``{"extends", "reason"}``.  s ≤ 1 extends
+    nothing (every method leaves θ unchanged or would shrink the base, and get_mscale is 1)."""
+    if scale > 1:
+        return {"extends": True, "reason": None}
+    if scale == 1:
+        return {"extends": False, "reason": "the target length equals the training length (s = 1): nothing to extend"}
+    return {
+        "extends": False,
+        "reason": (
+            f"the target length is below the training length (s = {scale:.6g} < 1): the model already covers it, so "
+            "nothing is extended; an NTK base b·s^(d/(d−2)) would fall below the original base, dynamic NTK keeps the "
+            "original base, and the YaRN/LongRoPE temperatures are 1"
+        ),
+    }
 
 
 def yarn_attention(config: RopeConfig) -> float:
@@ -165,7 +192,7 @@ def yarn_attention(config: RopeConfig) -> float:
     truthy, else 0.1·ln s + 1 (an ``mscale`` given alone is ignored)."""
     if config.attention_factor is not None:
         return float(config.attention_factor)
-    s = yarn_factor(config)
+    s = effective_factor(config)
     if config.mscale and config.mscale_all_dim:
         return float(get_mscale(s, config.mscale) / get_mscale(s, config.mscale_all_dim))
     return get_mscale(s)
@@ -185,16 +212,26 @@ def ntk_base(base: float, alpha: float, rotary_dim: int) -> float:
     return base * alpha ** (rotary_dim / (rotary_dim - 2))
 
 
-def longrope_factor(config: RopeConfig) -> float:
-    if config.factor is None:
-        return config.max_position_embeddings / config.original_max_position_embeddings
-    return float(config.factor)
-
-
 def llama3_bands(config: RopeConfig) -> dict[str, float]:
     """Wavelength edges of llama3 smoothing: λ_high = L0/high_freq_factor, λ_low = L0/low_freq_factor."""
     L0 = config.original_max_position_embeddings
     return {"high_freq_wavelen": L0 / config.high_freq_factor, "low_freq_wavelen": L0 / config.low_freq_factor}
+
+
+def llama3_band_masks(config: RopeConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs kept (λ < λ_high), blended (neither) and divided by s (λ > λ_low), with HF's strict
+    comparisons; three boolean arrays ``(r/2,)``."""
+    wavelen = 2 * math.pi / base_inv_freq(config.rotary_dim, config.rope_theta)
+    edges = llama3_bands(config)
+    kept = wavelen < edges["high_freq_wavelen"]
+    divided = wavelen > edges["low_freq_wavelen"]
+    return kept, ~kept & ~divided, divided
+
+
+def llama3_band_counts(config: RopeConfig) -> dict[str, float | int]:
+    """Band edges and the number of pairs kept, blended and divided by s."""
+    kept, blended, divided = llama3_band_masks(config)
+    return {**llama3_bands(config), "kept": int(kept.sum()), "smoothed": int(blended.sum()), "divided": int(divided.sum())}
 
 
 # ---- the methods ------------------------------------------------------------------------------
@@ -218,7 +255,7 @@ def _ntk(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
 
 def _yarn(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
     r = config.rotary_dim
-    s = yarn_factor(config)
+    s = effective_factor(config)
     theta = base_inv_freq(r, config.rope_theta)
     low, high = yarn_correction_range(config)
     extrapolation = 1 - yarn_ramp(low, high, r // 2)
@@ -228,7 +265,7 @@ def _yarn(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
 
 def _longrope(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
     L0 = config.original_max_position_embeddings
-    s = longrope_factor(config)
+    s = effective_factor(config)
     attention = float(config.attention_factor) if config.attention_factor is not None else longrope_attention(s, L0)
     ext = config.long_factor if (seq_len and seq_len > L0) else config.short_factor
     r = config.rotary_dim
@@ -241,12 +278,12 @@ def _llama3(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]
     s = config.factor
     low, high = config.low_freq_factor, config.high_freq_factor
     L0 = config.original_max_position_embeddings
-    edges = llama3_bands(config)
+    _, medium, divided = llama3_band_masks(config)
     wavelen = 2 * math.pi / theta
-    out = np.where(wavelen > edges["low_freq_wavelen"], theta / s, theta)
-    smooth = (L0 / wavelen - low) / (high - low)
-    smoothed = (1 - smooth) * out / s + smooth * out
-    medium = ~(wavelen < edges["high_freq_wavelen"]) & ~(wavelen > edges["low_freq_wavelen"])
+    out = np.where(divided, theta / s, theta)
+    with np.errstate(divide="ignore", invalid="ignore"):  # high == low: no blended pair reads it
+        smooth = (L0 / wavelen - low) / (high - low)
+        smoothed = (1 - smooth) * out / s + smooth * out
     return np.where(medium, smoothed, out), 1.0
 
 
@@ -320,11 +357,11 @@ def _check_llama3(config: RopeConfig) -> None:
     _check_factor_at_least_one(config)
     if config.low_freq_factor <= 0:
         raise ScalingError("low_freq_factor", f"low_freq_factor must be positive (got {config.low_freq_factor:g})")
-    if config.high_freq_factor <= config.low_freq_factor:
+    if config.high_freq_factor < config.low_freq_factor:
         raise ScalingError(
             "high_freq_factor",
             f"high_freq_factor ({config.high_freq_factor:g}) must be greater than low_freq_factor "
-            f"({config.low_freq_factor:g})",
+            f"({config.low_freq_factor:g}) or equal to it (equal: no blended band, as Llama 4 ships 1 and 1)",
         )
 
 
@@ -450,6 +487,11 @@ def consistency_notes(config: RopeConfig) -> list[str]:
         notes.append(
             f"original_max_position_embeddings ({L0}) is not below max_position_embeddings ({Lmax}); transformers "
             "warns and computes anyway."
+        )
+    if t == "llama3" and config.high_freq_factor is not None and config.high_freq_factor == config.low_freq_factor:
+        notes.append(
+            f"high_freq_factor equals low_freq_factor ({config.high_freq_factor:g}): no pair is blended, each is kept or "
+            "divided by s; transformers warns and computes it."
         )
     if t == "longrope" and config.factor is None:
         notes.append(

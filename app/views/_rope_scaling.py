@@ -19,6 +19,9 @@ from app.web.params import UI, Params
 from app.web.rules import Bound, Require
 
 MAX_LENGTH = 1 << 27
+# Llama 3's smoothing band runs from L/high_freq_factor to L/low_freq_factor; equal factors (as
+# Llama 4 ships them) leave it empty, which transformers computes without trouble.
+LLAMA3_BANDS = "not below low_freq_factor = {low_freq_factor}; equal factors, as in Llama 4, leave no blended band"
 RopeType = Literal["default", "linear", "dynamic", "yarn", "longrope", "llama3", "ntk"]
 
 
@@ -109,7 +112,7 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
         "high_freq_factor": Annotated[
             float, Field(gt=0, le=1e4, allow_inf_nan=False, description="llama3: wavelengths below L0/high_freq_factor are kept."),
             ui("high_freq_factor", kind="number", step=0.5),
-            Bound(gt="low_freq_factor", when="rope_type == 'llama3'", why="above low_freq_factor = {low_freq_factor}"),
+            Bound(ge="low_freq_factor", when="rope_type == 'llama3'", why=LLAMA3_BANDS),
         ],
         "short_factor": Annotated[factor_list, ui("short_factor", kind="list", help="LongRoPE, one value per pair."), per_pair("short_factor")],
         "long_factor": Annotated[factor_list, ui("long_factor", kind="list", help="LongRoPE, one value per pair."), per_pair("long_factor")],

@@ -4,27 +4,27 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from typing import Annotated, Any
 
 from pydantic import Field
 
-from app.core import men_table
-from app.core.calculator import dynamic_ntk_base, llama3_band_counts, margin_curve, men_base_bound, men_bound_source, men_live_limit
+from app.core import calculator as men
+from app.core import scaling
 from app.core.rope import block_partition
-from app.core.scaling import get_mscale, longrope_attention, ntk_base
 from app.web.fields import Base, HeadDim
 from app.web.params import UI, Params
+from app.views._rope_scaling import LLAMA3_BANDS
 from app.web.rules import Bound
 from app.web.views import View, register
 
 MAX_LENGTH = 1 << 24
-# B_m is drawn for distances below this (and below T).
-MEN_LIMIT = 131072
-# Work per request, in (distance, pair) evaluations of B_m: one plotted curve, one bound search.
-# Larger bounds come from app/core/men_table.py (scripts/men_table.py) or are not given.
+# B_m is drawn for every m < T while T·d/2 ≤ CURVE_WORK (one curve costs about that many
+# multiply-adds), else for the first CURVE_WORK/(d/2) distances; the verdict on the chosen base
+# then reads on up to T within men.VERDICT_BUDGET.
 CURVE_WORK = 1 << 24
-LIVE_WORK = 1 << 20
+COLUMNS = 800
+# Kept for the current page: the old fixed drawing limit.
+MEN_LIMIT = 131072
 
 
 class CalculatorParams(Params):
@@ -42,13 +42,22 @@ class CalculatorParams(Params):
     high_freq_factor: Annotated[
         float, Field(gt=0, le=1e4, allow_inf_nan=False, description="Llama 3.1 high_freq_factor (greater than low_freq_factor)."),
         UI("high_freq_factor", kind="number", step=0.5),
-        Bound(gt="low_freq_factor", why="above low_freq_factor = {low_freq_factor}"),
+        Bound(ge="low_freq_factor", why=LLAMA3_BANDS),
     ] = 4.0
 
 
-def _men(head_dim: int, length: int) -> tuple[dict | None, str | None]:
-    source = men_bound_source(head_dim, length, LIVE_WORK)
-    return (men_base_bound(head_dim, length) if source else None), source
+def _verdict(base: float, d: int, T: int, shown: int, envelope: dict) -> dict[str, Any]:
+    """The direct verdict for ``base``: from the drawn range, then on to T within the budget."""
+    if envelope["first_failing_m"] is not None:
+        return {"passes": False, "first_failing_m": envelope["first_failing_m"], "checked": envelope["first_failing_m"] + 1}
+    if shown == T:
+        return {"passes": True, "first_failing_m": None, "checked": T}
+    pairs = d // 2
+    stop = min(T, shown + max(0, men.VERDICT_BUDGET // pairs - shown))
+    found = men.MarginScan(scaling.base_inv_freq(d, base)).first_negative(shown, stop) if stop > shown else None
+    if found is not None:
+        return {"passes": False, "first_failing_m": found, "checked": found + 1}
+    return {"passes": True if stop == T else None, "first_failing_m": None, "checked": stop}
 
 
 def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
@@ -57,47 +66,82 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
     L = params.original_max_position_embeddings
     T = params.seq_len
     s = T / L
+    pairs = d // 2
     exponent = d / (d - 2) if d > 2 else None
-    bands = llama3_band_counts(d, b, L, params.low_freq_factor, params.high_freq_factor)
-    men, men_source = _men(d, T)
-    men_train, men_train_source = _men(d, L)
-    shown = min(T, MEN_LIMIT, CURVE_WORK // (d // 2))
+    extension = scaling.extension_status(s)
+    dynamic = scaling.RopeConfig(rope_type="dynamic", rope_theta=b, head_dim=d, factor=s, max_position_embeddings=L)
+    llama3 = scaling.RopeConfig(rope_type="llama3", rope_theta=b, head_dim=d, original_max_position_embeddings=L,
+                                low_freq_factor=params.low_freq_factor, high_freq_factor=params.high_freq_factor)
+    smallest = men.smallest_base(d, T)
+    smallest_train = men.smallest_base(d, L)
+
+    shown = min(T, max(1, CURVE_WORK // pairs))
+    starts, _ = block_partition(shown, COLUMNS)
     curves = []
-    # B_m at every m < shown, reduced to the min and max of each of at most 800 columns.
-    envelope_start, _ = block_partition(shown, 800)
-    for label, base in (("base b", b), ("smallest base for T", men["base"] if men else None)):
+    verdict = None
+    for label, base in (("base b", b), ("smallest base for T", smallest["base"])):
         if base is None:
             continue
-        margin = margin_curve(base, d, shown)
-        curves.append({"label": label, "base": base, "low": np.fmin.reduceat(margin, envelope_start), "high": np.fmax.reduceat(margin, envelope_start)})
-    tabulated = sorted(n for (dim, n) in men_table.BOUNDS if dim == d)
+        envelope = men.margin_envelope(base, d, shown, starts)
+        curve_verdict = _verdict(base, d, T, shown, envelope)
+        if verdict is None:
+            verdict = curve_verdict
+        curves.append({"label": label, "base": base, "low": envelope["low"], "high": envelope["high"],
+                       "min": envelope["min"], "min_at": envelope["min_at"], **{f"verdict_{k}": v for k, v in curve_verdict.items()}})
+    larger = None
+    if smallest["base"] is not None:
+        larger = men.larger_failing_base(d, T, men.grid_index_at_least(smallest["base"]))
+    tabulated = men.table_records(d)
+    step = (men.grid_value(men.grid_index_at_least(smallest["base"]) + 1) / smallest["base"]) if smallest["base"] else None
     return {
         **params.model_dump(),
-        "margin": {"start": envelope_start, "length": shown, "curves": curves},
+        "margin": {"start": starts, "length": shown, "covers_target": shown == T, "curves": curves},
         "scale": s,
+        **extension,
         "exponent": exponent,
-        "ntk_base": ntk_base(b, s, d) if exponent else None,
-        "dynamic_base": dynamic_ntk_base(b, s, d, T, L) if exponent and s >= 1 else None,
+        # Below s = 1 the NTK base would fall below b: not an extension, so not given.
+        "ntk_base": scaling.ntk_base(b, s, d) if exponent and s > 1 else None,
+        "ntk_base_formula_value": scaling.ntk_base(b, s, d) if exponent else None,
+        "dynamic_base": scaling.dynamic_base(dynamic, T) if exponent and s >= 1 else None,
         "dynamic_alpha": s * max(T, L) / L - (s - 1),
-        "yarn_attention": get_mscale(s),
-        "yarn_logits": get_mscale(s) ** 2,
-        "longrope_attention": longrope_attention(s, L),
+        "yarn_attention": scaling.get_mscale(s),
+        "yarn_logits": scaling.get_mscale(s) ** 2,
+        "longrope_attention": scaling.longrope_attention(s, L),
         "critical_pair": (d / 2) * math.log(L / (2 * math.pi)) / math.log(b),
-        "llama3": bands,
-        "men_base": men["base"] if men else None,
-        "men_first_negative_below": men["first_negative_below"] if men else None,
-        "men_base_train": men_train["base"] if men_train else None,
-        "men_grid_ratio": (men or men_train or {"grid_ratio": None})["grid_ratio"],
+        "llama3": scaling.llama3_band_counts(llama3),
+        # Men et al.: the direct verdict on b and the smallest base on the 4-significant-digit grid.
+        "base_passes": verdict["passes"],
+        "base_first_failing_m": verdict["first_failing_m"],
+        "base_checked_length": verdict["checked"],
+        "smallest_base": smallest["base"],
+        "smallest_base_source": smallest["source"],
+        "smallest_base_reason": smallest["reason"],
+        "smallest_base_previous": smallest["previous_base"],
+        "smallest_base_previous_fails_at": smallest["previous_fails_at"],
+        "larger_failing_base": larger,
+        "smallest_base_train": smallest_train["base"],
+        "smallest_base_train_source": smallest_train["source"],
+        "smallest_base_train_reason": smallest_train["reason"],
+        "smallest_base_definition": (
+            "smallest b ≥ 1 with four significant digits (1.000, 1.001, …, 9.999, 10.00, …) such that "
+            "B_m = Σ_j cos(m·b^(−2j/d)) ≥ 0 for every integer 0 ≤ m < T, each B_m evaluated directly in float64; "
+            "passing bases do not form an interval, so a larger base can fail"
+        ),
+        "smallest_base_table": {"head_dims": sorted(men.men_table.RECORDS), "max_length": men.men_table.LIMIT},
+        # Older names, kept for the current page (same values): men_base = smallest_base,
+        # men_ok = base_passes (the direct verdict, not a comparison with the smallest base),
+        # men_first_negative_below = smallest_base_previous_fails_at, men_grid_ratio = ratio of
+        # the grid value after smallest_base to it.
+        "men_base": smallest["base"],
+        "men_first_negative_below": smallest["previous_fails_at"],
+        "men_base_train": smallest_train["base"],
+        "men_grid_ratio": step,
         "men_limit": MEN_LIMIT,
-        "men_ok": (b >= men["base"]) if men and men["base"] else None,
-        # Where each bound came from: "table" (app/core/men_table.py, precomputed by
-        # scripts/men_table.py), "live" (searched for this request) or null (not given: too costly).
-        "men_source": men_source,
-        "men_train_source": men_train_source,
-        # For this head dim: bounds are searched live for lengths up to men_live_limit and
-        # tabulated for the lengths in men_table_lengths.
-        "men_live_limit": men_live_limit(d, LIVE_WORK),
-        "men_table_lengths": tabulated,
+        "men_ok": verdict["passes"],
+        "men_source": smallest["source"],
+        "men_train_source": smallest_train["source"],
+        "men_live_limit": tabulated.limit if tabulated is not None else men.live_length_limit(d),
+        "men_table_lengths": [1 << k for k in range(10, 21)] if tabulated is not None else [],
     }
 
 
@@ -114,15 +158,22 @@ register(
         compute=compute_calculator,
         formulas=(
             r"s = T/L,\qquad r = d",
-            r"B_m(b) = \sum_{i=0}^{d/2-1}\cos\!\left(m\,b^{-2i/d}\right),\qquad b_{\min}(T) = \min\{\,b : B_m(b) \ge 0\ \ \forall\, m < T\,\}",
+            r"B_m(b) = \sum_{j=0}^{d/2-1}\cos\!\left(m\,b^{-2j/d}\right),\qquad b_{\min}(T) = \min\{\,b \in G_4,\ b \ge 1 : B_m(b) \ge 0\ \ \forall\, 0 \le m < T\,\}",
+            r"G_4 = \{k\cdot 10^{e} : k = 1000,\ldots,9999,\ e \in \mathbb{Z}\}\ \text{(four significant digits)}",
         ),
         api_description=(
-            "From head dim d, base b, training length L and target length T (s = T/L): the NTK-aware base, the "
-            "dynamic-NTK base at length T (with max_position_embeddings = L), the YaRN and LongRoPE attention "
-            "factors, Llama 3.1's band edges and pair counts, and the smallest base for which Men et al. (2024)'s "
-            "B_m = Σ cos(m θ_i) stays ≥ 0 for every m < T: searched for this request when T·d/2 is small enough "
-            "(men_source \"live\"), read from a table precomputed by the same search for common head dims and "
-            "T = 2^10 … 2^20 (\"table\"), or not given (null).  B_m is drawn for m < min(T, 131072, 2^24/(d/2))."
+            "From head dim d, base b, training length L and target length T (s = T/L; `extends` false with a `reason` "
+            "when s ≤ 1, and then no NTK base): the NTK-aware base, the dynamic-NTK base at length T (with "
+            "max_position_embeddings = L), the YaRN and LongRoPE attention factors, Llama 3.1's band edges and pair "
+            "counts, and Men et al. (2024)'s criterion B_m = Σ_j cos(m·b^(−2j/d)) ≥ 0 for every 0 ≤ m < T, evaluated "
+            "directly at every m: `base_passes` (null when T·d/2 exceeds 2^26 and no failure was found in the first "
+            "`base_checked_length` distances) with `base_first_failing_m`, and `smallest_base`: the smallest b ≥ 1 "
+            "with four significant digits that passes (the passing bases are not an interval: a larger base can fail; "
+            "`larger_failing_base` gives one). It is read from records precomputed by scripts/men_table.py for head "
+            "dims 8, 16, …, 96, 112, 128, 160, 192 and 256 and T ≤ 2^20 (`smallest_base_source` \"table\"), searched for this request when that "
+            "fits in ~50 ms (\"live\"), or not given (null, with `smallest_base_reason`). `margin` holds B_m for b and "
+            "for smallest_base as a min/max envelope per column over m < `margin.length` (all of m < T while "
+            "T·d/2 ≤ 2^24)."
         ),
         examples=("head_dim=128&base=500000&original_max_position_embeddings=8192&seq_len=131072",),
     )

@@ -18,7 +18,7 @@ from starlette.responses import Response
 
 from app.core import scaling
 from app.core.frequencies import inverse_frequencies, rotary_dim, turns_within, wavelengths
-from app.core.hf_config import rope_config_from_hf
+from app.core.hf_config import rope_settings_from_hf
 from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
 from app.web import errors
 from app.web.fields import Base, HeadDim, PartialRotaryFactor
@@ -62,12 +62,12 @@ def resolved_parameters(config: scaling.RopeConfig) -> dict[str, Any]:
         value = getattr(config, name)
         out[name] = list(value) if isinstance(value, tuple) else value
     if config.rope_type == "yarn":
-        out["factor_used"] = scaling.yarn_factor(config)
+        out["factor_used"] = scaling.effective_factor(config)
         out["beta_fast_used"] = config.beta_fast or 32
         out["beta_slow_used"] = config.beta_slow or 1
         out["correction_range"] = list(scaling.yarn_correction_range(config))
     if config.rope_type == "longrope":
-        out["factor_used"] = scaling.longrope_factor(config)
+        out["factor_used"] = scaling.effective_factor(config)
     return out
 
 
@@ -87,6 +87,31 @@ def scaled_result(config: scaling.RopeConfig, seq_len: int | None) -> dict[str, 
         "scale": inv_freq / unscaled,
         "resolved": resolved_parameters(config),
         "notes": scaling.consistency_notes(config),
+        **attention_factors(config, attention),
+    }
+
+
+def attention_factors(config: scaling.RopeConfig, attention: float) -> dict[str, Any]:
+    """Both temperature factors and where each applies (DeepSeek-style YaRN has two)."""
+    multiplier = scaling.deepseek_softmax_multiplier(config)
+    return {
+        "logit_multiplier": attention**2,
+        "softmax_scale_multiplier": multiplier,
+        "attention_factors": {
+            "attention_factor": {
+                "value": attention,
+                "applies": "transformers' rotary module multiplies cos and sin by it, so q·k (the logits) is multiplied by its square",
+            },
+            "softmax_scale_multiplier": {
+                "value": multiplier,
+                "applies": (
+                    "DeepSeek-V2/V3 attention multiplies its softmax scale 1/√(qk_head_dim) by get_mscale(s, mscale_all_dim)² "
+                    "(modeling_deepseek_v3.yarn_apply_mscale), on top of attention_factor²; other models do not"
+                )
+                if multiplier is not None
+                else "not applied: it needs mscale_all_dim and a scaled rope_type (DeepSeek-V2/V3 configs)",
+            },
+        },
     }
 
 
@@ -123,6 +148,9 @@ def compute_ladder(params: LadderParams) -> dict[str, Any]:
         "scale": extra["scale"],
         "resolved": extra["resolved"],
         "notes": extra["notes"],
+        "logit_multiplier": extra["logit_multiplier"],
+        "softmax_scale_multiplier": extra["softmax_scale_multiplier"],
+        "attention_factors": extra["attention_factors"],
     }
 
 
@@ -189,9 +217,9 @@ def spectrum_query(config: scaling.RopeConfig, seq_len: int | None) -> list[tupl
     if t in ("linear", "dynamic", "llama3", "ntk"):
         items.append(("factor", url_value(float(config.factor))))
     if t == "yarn":
-        items.append(("factor", url_value(scaling.yarn_factor(config))))
+        items.append(("factor", url_value(scaling.effective_factor(config))))
     if t == "longrope":
-        items.append(("factor", url_value(scaling.longrope_factor(config))))
+        items.append(("factor", url_value(scaling.effective_factor(config))))
     if config.original_max_position_embeddings is not None and t in ("yarn", "longrope", "llama3"):
         items.append(("original_max_position_embeddings", url_value(config.original_max_position_embeddings)))
     if config.max_position_embeddings:
@@ -217,23 +245,43 @@ def spectrum_query(config: scaling.RopeConfig, seq_len: int | None) -> list[tupl
     return items
 
 
-def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
-    """Everything the POST returns; raises ScalingError."""
-    config, standardized, notes = rope_config_from_hf(body, seq_len)
+def _setting_result(setting: dict[str, Any], seq_len: int | None) -> dict[str, Any]:
+    config = setting["config"]
     result = scaled_result(config, seq_len)
-    query = spectrum_query(config, seq_len)
-    result["resolved"]["standardized_rope_parameters"] = {
-        key: value for key, value in standardized.items() if key not in ("model_type", "head_dim", "max_position_embeddings", "pairing")
-    }
-    result["resolved"]["max_position_embeddings"] = standardized["max_position_embeddings"]
-    result["resolved"]["model_type"] = standardized["model_type"]
-    result["resolved"]["pairing"] = standardized["pairing"]
-    result["notes"] = notes + result["notes"]
+    result["resolved"]["standardized_rope_parameters"] = setting["standardized"]
+    result["layer_type"] = setting["layer_type"]
+    result["where"] = setting["where"]
+    result["notes"] = setting["notes"] + result["notes"]
+    return result
+
+
+def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
+    """Everything the POST returns; raises ScalingError.  The top level is the primary setting
+    (the full-attention layers', or the only one); ``settings`` lists every setting."""
+    parsed = rope_settings_from_hf(body, seq_len)
+    top = parsed["top"]
+    settings = [_setting_result(setting, seq_len) for setting in parsed["settings"]]
+    primary = parsed["settings"][parsed["primary"]]
+    result = dict(settings[parsed["primary"]])
+    query = spectrum_query(primary["config"], seq_len)
+    result["resolved"] = dict(result["resolved"])
+    for key in ("max_position_embeddings", "model_type", "pairing"):
+        result["resolved"][key] = top[key]
+    result["notes"] = parsed["notes"] + result["notes"]
+    result["settings"] = [
+        {key: value for key, value in setting.items() if key not in ("unscaled_inv_freq",)} for setting in settings
+    ]
+    result["primary_setting"] = parsed["primary"]
+    result["text_config"] = top["text_config"]
+    result["mrope"] = top["mrope"]
+    result["layers"] = top["layers"]
     result["query"] = query
     result["links"] = {
         "spectrum": "/spectrum?" + urlencode(query),
         "api": "/api/rope/frequencies?" + urlencode(query),
     }
+    if top["mrope"] is not None:
+        result["links"]["mrope"] = top["mrope"]["lesson"]
     return result
 
 
@@ -243,11 +291,19 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
     description=(
         "The body is a model's `config.json` as published (or any subset): `rope_theta`, `head_dim` (or "
         "`hidden_size` + `num_attention_heads`), `partial_rotary_factor`, `max_position_embeddings`, and "
-        "`rope_scaling` (with `rope_type` or the older `type`) or transformers 5's `rope_parameters`. "
-        "Unrelated keys are ignored; unknown keys inside the RoPE dict, an unknown rope_type or a missing "
-        "required field give 422 naming it. Returns `inv_freq` (one per rotated pair), `attention_factor`, "
-        "`wavelength`, `scale` against the unscaled ladder, the `resolved` parameters and `links` to the "
-        "same view as GET URLs. Example body: "
+        "`rope_scaling` (with `rope_type` or the older `type`) or transformers 5's `rope_parameters`, flat or per layer "
+        "type (`{\"full_attention\": {...}, \"sliding_attention\": {...}}`). Multimodal wrappers are read from "
+        "`text_config` (Gemma 3, Llama 4, Qwen3-VL, Mistral 3). Gemma 3's `rope_local_base_freq`, M-RoPE's "
+        "`mrope_section` (Qwen2-VL, Qwen2.5-VL, Qwen3-VL; default frequencies), Phi-3's `su`/`yarn` (read as "
+        "longrope, as transformers does), Llama 4's `no_rope_layers` and DeepSeek's `qk_rope_head_dim` are understood. "
+        "Unrelated keys are ignored; a RoPE key the chosen type does not read is named in `notes` and ignored; an "
+        "unknown rope_type or a missing required field gives 422 naming it. Returns, for the primary setting (the "
+        "full-attention layers', or the only one), `inv_freq` (one per rotated pair), `attention_factor` (cos and sin "
+        "are multiplied by it), `logit_multiplier` (its square), `softmax_scale_multiplier` (DeepSeek's "
+        "get_mscale(s, mscale_all_dim)², null elsewhere) with `attention_factors` saying where each applies, "
+        "`wavelength`, `scale` against the unscaled ladder, the `resolved` parameters and `links` to the same view as "
+        "GET URLs (and to /mrope for M-RoPE); `settings` lists every RoPE setting the same way (with `layer_type`), "
+        "`mrope` the sections, `layers` which layers use which setting (Llama 4: RoPE and NoPE layers). Example body: "
         '`{"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0, "max_position_embeddings": '
         '131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, '
         '"high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}`.'

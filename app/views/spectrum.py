@@ -16,7 +16,6 @@ import numpy as np
 from pydantic import Field
 
 from app.core import scaling
-from app.core.calculator import dynamic_ntk_base, llama3_band_counts
 from app.core.frequencies import rotary_dim
 from app.core.hf_config import rope_config_from_hf
 from app.core.presets import PRESETS
@@ -60,7 +59,7 @@ def _ramp_curves(params: SpectrumParams, wavelength_grid: np.ndarray) -> dict[st
     β = beta_fast) and as the code does (linear in pair index between the correction dims)."""
     r = rotary_dim(params.head_dim, params.partial_rotary_factor)
     cfg = rope_config_of(params, rope_type="yarn")
-    s = scaling.yarn_factor(cfg)
+    s = scaling.effective_factor(cfg)
     alpha, beta = cfg.beta_slow or 1, cfg.beta_fast or 32
     L = params.original_max_position_embeddings
     ratio = L / wavelength_grid
@@ -111,10 +110,21 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
     dynamic_ok = r > 2
     critical = (r / 2) * math.log(L / (2 * math.pi)) / math.log(params.base)
     bands = (
-        llama3_band_counts(r, params.base, L, params.low_freq_factor, params.high_freq_factor)
-        if params.high_freq_factor > params.low_freq_factor
+        scaling.llama3_band_counts(
+            scaling.RopeConfig(rope_type="llama3", rope_theta=params.base, head_dim=r, original_max_position_embeddings=L,
+                               low_freq_factor=params.low_freq_factor, high_freq_factor=params.high_freq_factor)
+        )
+        if params.high_freq_factor >= params.low_freq_factor
         else None
     )
+
+    def dynamic_base(length: int) -> float:
+        return scaling.dynamic_base(
+            scaling.RopeConfig(rope_type="dynamic", rope_theta=params.base, head_dim=r, factor=s,
+                               max_position_embeddings=params.max_position_embeddings),
+            length,
+        )
+
     return {
         "head_dim": params.head_dim,
         "base": params.base,
@@ -127,7 +137,14 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
         "unscaled_inv_freq": theta,
         "wavelength": wavelength,
         "methods": methods,
-        "selected": {key: selected[key] for key in ("inv_freq", "scale", "attention_factor", "resolved", "notes")},
+        "selected": {
+            key: selected[key]
+            for key in ("inv_freq", "scale", "attention_factor", "resolved", "notes", "logit_multiplier",
+                        "softmax_scale_multiplier", "attention_factors")
+        },
+        # T/L0 ≤ 1: nothing to extend (said, not computed silently); s_target = T / L0.
+        "target_scale": T / L,
+        **scaling.extension_status(T / L),
         "critical_pair": critical,
         "pairs_below_train_len": int((wavelength < L).sum()),
         "ramp": _ramp_curves(params, grid),
@@ -141,16 +158,29 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
             "scale": temperature_scale,
             "yarn": 0.1 * np.log(temperature_scale) + 1,
             "longrope": np.sqrt(1 + np.log(temperature_scale) / math.log(L)),
+            # With this config's mscale / mscale_all_dim (YaRN): HF's attention_factor (cos and sin are
+            # multiplied by it) and DeepSeek's softmax-scale multiplier get_mscale(s, mscale_all_dim)².
+            "yarn_configured": np.array([
+                scaling.yarn_attention(scaling.RopeConfig(rope_type="yarn", factor=float(x), mscale=params.mscale or None,
+                                                          mscale_all_dim=params.mscale_all_dim or None,
+                                                          original_max_position_embeddings=L))
+                for x in temperature_scale
+            ]),
+            "softmax_scale_multiplier": (
+                np.array([scaling.get_mscale(float(x), params.mscale_all_dim) ** 2 for x in temperature_scale])
+                if params.mscale_all_dim
+                else None
+            ),
         },
         "dynamic": {
             "length": lengths,
             "base": (
-                np.array([dynamic_ntk_base(params.base, s, r, int(n), params.max_position_embeddings) for n in lengths])
+                np.array([dynamic_base(int(n)) for n in lengths])
                 if dynamic_ok
                 else None
             ),
             "max_position_embeddings": params.max_position_embeddings,
-            "base_at_target": dynamic_ntk_base(params.base, s, r, T, params.max_position_embeddings) if dynamic_ok else None,
+            "base_at_target": dynamic_base(T) if dynamic_ok else None,
             "ntk_base": scaling.ntk_base(params.base, s, r) if dynamic_ok else None,
         },
     }

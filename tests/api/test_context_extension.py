@@ -135,7 +135,6 @@ def test_post_ignores_unrelated_keys(client):
 @pytest.mark.parametrize(
     "config, param",
     [
-        ({**LLAMA31, "rope_scaling": {**LLAMA31["rope_scaling"], "finetuned": True}}, "rope_scaling.finetuned"),
         ({**LLAMA31, "rope_scaling": {**LLAMA31["rope_scaling"], "rope_type": "llama4"}}, "rope_scaling.rope_type"),
         ({**LLAMA31, "rope_scaling": {k: v for k, v in LLAMA31["rope_scaling"].items() if k != "low_freq_factor"}}, "rope_scaling.low_freq_factor"),
         ({"num_attention_heads": 32, "rope_theta": 1e4}, "head_dim"),
@@ -203,3 +202,84 @@ def test_pages_render(client):
         assert response.status_code == 200
     page = client.get("/spectrum").text
     assert "meta-llama/Llama-3.1-8B/config.json" in page and 'id="paste-config"' in page
+
+
+# ---- issue 15: the calculator's direct verdicts, real configs, both DeepSeek factors, T < L0 -------
+
+
+def direct_margin(base, d, length):
+    theta = base ** (-np.arange(0, d, 2) / d)
+    m = np.arange(length, dtype=np.float64)
+    return sum(np.cos(m * t) for t in theta)
+
+
+@pytest.mark.parametrize("base, passes, first", [(28700.0, True, None), (27000.0, False, 4079), (26960.0, True, None)])
+def test_calculator_verdict_at_4096(client, base, passes, first):
+    body = client.get(f"/api/rope/calculator?seq_len=4096&base={base}").json()
+    assert body["smallest_base"] == 26960.0 and body["smallest_base_previous"] == 26950.0
+    assert (body["base_passes"], body["base_first_failing_m"]) == (passes, first)
+    curve = body["margin"]["curves"][0]
+    want = direct_margin(base, 128, 4096)
+    assert curve["min"] == pytest.approx(want.min(), abs=1e-9) and curve["min_at"] == int(np.argmin(want))
+    assert body["larger_failing_base"]["base"] > 26960.0
+
+
+def test_calculator_large_base_can_fail(client):
+    body = client.get("/api/rope/calculator?seq_len=32768&base=1000000").json()
+    want = direct_margin(1e6, 128, 32768)
+    assert body["base_passes"] is False and body["base_first_failing_m"] == int(np.flatnonzero(want < 0)[0])
+    assert body["smallest_base"] == 630000.0 < 1e6  # larger than the smallest base, and still failing
+    assert body["margin"]["curves"][0]["min"] == pytest.approx(-0.7753, abs=1e-4)
+
+
+def test_calculator_target_below_training_length(client):
+    body = client.get("/api/rope/calculator?seq_len=2048&original_max_position_embeddings=4096").json()
+    assert body["extends"] is False and "below the training length" in body["reason"]
+    assert body["ntk_base"] is None and body["dynamic_base"] is None and body["yarn_attention"] == 1.0
+    assert client.get("/api/rope/calculator").json()["extends"] is True
+
+
+def test_spectrum_target_below_training_length(client):
+    body = client.get("/api/rope/spectrum?seq_len=2048&original_max_position_embeddings=4096").json()
+    assert body["extends"] is False and body["target_scale"] == 0.5
+
+
+def test_spectrum_and_frequencies_carry_both_deepseek_factors(client):
+    query = "rope_type=yarn&head_dim=64&factor=40&original_max_position_embeddings=4096&max_position_embeddings=163840&mscale=0.707&mscale_all_dim=0.707"
+    spectrum = client.get("/api/rope/spectrum?seq_len=163840&" + query).json()
+    want = (0.1 * 0.707 * math.log(40) + 1) ** 2
+    assert spectrum["selected"]["attention_factor"] == 1.0
+    assert spectrum["selected"]["softmax_scale_multiplier"] == pytest.approx(want, rel=1e-14)
+    factors = spectrum["selected"]["attention_factors"]
+    assert "cos and sin" in factors["attention_factor"]["applies"] and "DeepSeek" in factors["softmax_scale_multiplier"]["applies"]
+    i = int(np.argmin(np.abs(np.asarray(spectrum["temperature"]["scale"]) - 40)))
+    s = spectrum["temperature"]["scale"][i]
+    assert spectrum["temperature"]["softmax_scale_multiplier"][i] == pytest.approx((0.0707 * math.log(s) + 1) ** 2, rel=1e-12)
+    ladder = client.get("/api/rope/frequencies?" + query).json()
+    assert ladder["softmax_scale_multiplier"] == pytest.approx(want, rel=1e-14)
+    plain = client.get("/api/rope/frequencies?rope_type=yarn&factor=8&original_max_position_embeddings=4096").json()
+    assert plain["softmax_scale_multiplier"] is None
+
+
+FAMILIES = {case["id"]: case for case in json.loads((Path(__file__).parents[1] / "reference" / "data" / "hf_configs.json").read_text())["cases"]}
+
+
+@pytest.mark.parametrize("case_id", sorted(FAMILIES))
+def test_post_published_configs(client, case_id):
+    case = FAMILIES[case_id]
+    response = client.post("/api/rope/frequencies", json=case["config"])
+    assert response.status_code == 200, response.text
+    body = response.json()
+    settings = {s["layer_type"] or "all": s for s in body["settings"]}
+    assert set(settings) == set(case["settings"])
+    for name, want in case["settings"].items():
+        np.testing.assert_allclose(settings[name]["inv_freq"], want["inv_freq"], rtol=1e-6)
+        assert settings[name]["attention_factor"] == pytest.approx(want["attention_factor"], rel=1e-6)
+    top = case["settings"].get("full_attention") or case["settings"]["all"]
+    np.testing.assert_allclose(body["inv_freq"], top["inv_freq"], rtol=1e-6)
+    assert body["attention_factor"] == pytest.approx(top["attention_factor"], rel=1e-6)
+    if "softmax_scale_multiplier" in case:
+        assert body["softmax_scale_multiplier"] == pytest.approx(case["softmax_scale_multiplier"], rel=1e-12)
+    if body["mrope"] is not None:
+        assert body["links"]["mrope"] == "/mrope"
+    assert client.get(body["links"]["api"]).status_code == 200  # the shareable GET of the primary setting

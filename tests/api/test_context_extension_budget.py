@@ -53,41 +53,42 @@ def test_precision_errors_at_the_longest_length(client):
     assert errors["float16"]["overflow_from"] == 65520
 
 
-# ---- /api/rope/calculator: where the Men et al. bound comes from --------------------------------
+# ---- /api/rope/calculator: where the Men et al. answer comes from --------------------------------
 
 
 def test_calculator_defaults_read_the_table(client):
     body = client.get("/api/rope/calculator").json()
-    assert (body["men_source"], body["men_train_source"]) == ("table", "table")
-    assert body["men_base"] == men_table.BOUNDS[(128, 32768)][0]
-    assert body["men_base_train"] == men_table.BOUNDS[(128, 4096)][0]
-    assert direct_margin(body["men_base"], 128, 32768).min() >= 0
-    assert body["men_table_lengths"] == [1 << k for k in range(10, 21)]
-    assert body["men_live_limit"] == 16384
+    assert (body["smallest_base_source"], body["smallest_base_train_source"]) == ("table", "table")
+    assert (body["smallest_base"], body["smallest_base_train"]) == (630000.0, 26960.0)
+    assert direct_margin(body["smallest_base"], 128, 32768).min() >= 0
+    assert body["men_base"] == body["smallest_base"] and body["men_ok"] is body["base_passes"] is False
 
 
-def test_calculator_searches_live_within_budget(client):
+def test_calculator_every_length_up_to_the_table_limit(client):
     body = client.get("/api/rope/calculator?seq_len=15000&original_max_position_embeddings=3000").json()
-    assert (body["men_source"], body["men_train_source"]) == ("live", "live")
-    base = body["men_base"]
+    assert body["smallest_base_source"] == "table"
+    base = body["smallest_base"]
     assert direct_margin(base, 128, 15000).min() >= 0
-    assert 0 < body["men_first_negative_below"] < 15000 and body["men_ok"] is False  # b = 10000 is far below it
+    assert direct_margin(body["smallest_base_previous"], 128, 15000)[body["smallest_base_previous_fails_at"]] < 0
     assert body["margin"]["length"] == 15000 and [c["label"] for c in body["margin"]["curves"]] == ["base b", "smallest base for T"]
 
 
 def test_calculator_beyond_budget_says_so(client):
     body = client.get("/api/rope/calculator?seq_len=40000&head_dim=100&original_max_position_embeddings=600").json()
-    assert body["men_base"] is None and body["men_source"] is None and body["men_ok"] is None
-    assert body["men_table_lengths"] == [] and body["men_live_limit"] == (1 << 20) // (32 * 50)
+    assert body["smallest_base"] is None and body["smallest_base_source"] is None
+    assert "d = 100" in body["smallest_base_reason"]
     assert [c["label"] for c in body["margin"]["curves"]] == ["base b"]
-    # The training length is small enough to search live.
-    assert body["men_train_source"] == "live" and direct_margin(body["men_base_train"], 100, 600).min() >= 0
+    # The direct verdict on b needs no search: b = 10000 fails, first at the m the curve shows.
+    curve = direct_margin(10000.0, 100, 40000)
+    assert body["base_passes"] is False and body["base_first_failing_m"] == int(np.flatnonzero(curve < 0)[0])
 
 
 def test_calculator_long_table_length_and_drawn_range(client):
     body = client.get("/api/rope/calculator?seq_len=1048576&original_max_position_embeddings=65536&head_dim=256").json()
-    assert body["men_source"] == "table" and body["men_base"] == men_table.BOUNDS[(256, 1 << 20)][0]
+    assert body["smallest_base_source"] == "table"
+    assert body["smallest_base"] == men_table.RECORDS[256]["smallest_base_at_limit"]
     assert body["margin"]["length"] == 131072  # 2^24 / 128 pairs
     wide = client.get("/api/rope/calculator?seq_len=16777216&original_max_position_embeddings=16777216&head_dim=1024").json()
     assert wide["margin"]["length"] == 32768  # 2^24 / 512 pairs
-    assert wide["men_base"] is None and wide["men_base_train"] is None
+    assert wide["smallest_base"] is None and wide["smallest_base_train"] is None
+    assert wide["base_passes"] is False or wide["base_checked_length"] < 16777216

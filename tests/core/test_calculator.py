@@ -1,43 +1,161 @@
-"""Calculator numbers against direct formulas and a brute-force check of the Men et al. criterion."""
+"""Men et al. criterion: every answer checked by brute force, one cosine per (m, pair), in the test.
+
+Definitions (app/core/calculator.py): B_m(b) = Σ_j cos(m·b^(−2j/d)); b passes T when B_m ≥ 0 for
+every integer 0 ≤ m < T; the smallest base is the smallest b ≥ 1 with four significant digits that
+passes.
+"""
 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from app.core.calculator import dynamic_ntk_base, first_negative, llama3_band_counts, men_base_bound
+from app.core import calculator, men_table, scaling
 
 DATA = json.loads((Path(__file__).parents[1] / "reference" / "data" / "rope_init.json").read_text())
 
 
-def margin_direct(base, d, m):
-    """B_m = Σ_i cos(m b^(−2i/d)), one cosine per term."""
-    return sum(math.cos(m * base ** (-2 * i / d)) for i in range(d // 2))
+def brute_margin(base, d, length):
+    """B_m for m < length: an explicit loop over pairs, cos of each m·θ_j."""
+    theta = np.array([base ** (-2.0 * j / d) for j in range(d // 2)])
+    m = np.arange(length, dtype=np.float64)
+    total = np.zeros(length)
+    for t in theta:
+        total += np.cos(m * t)
+    return total
 
 
-@pytest.mark.parametrize("d, length", [(64, 1024), (128, 2048), (128, 4096)])
-def test_men_bound_is_tight(d, length):
-    result = men_base_bound(d, length)
-    b = result["base"]
-    thetas = b ** (-np.arange(0, d, 2) / d)
-    B = np.cos(np.outer(np.arange(length), thetas)).sum(axis=1)
-    assert B.min() >= 0  # the criterion holds at the bound …
-    below = b / (1 + 2e-4)
-    m = result["first_negative_below"]
-    assert m is not None and m < length
-    assert margin_direct(below, d, m) < 0 or margin_direct(b / (1 + 1e-4), d, m) < 0  # … and fails just below
+def brute_first_failing(base, d, length):
+    negative = np.flatnonzero(brute_margin(base, d, length) < 0)
+    return int(negative[0]) if negative.size else None
 
 
-def test_first_negative_matches_direct_sum():
-    for base in (3000.0, 2e4, 1e5):
-        m = first_negative(base, 64, 20000)
-        assert margin_direct(base, 64, m) < 0
-        B = np.array([margin_direct(base, 64, k) for k in range(m)])
-        assert (B >= 0).all()
+def four_digit_grid(stop):
+    """1.000, 1.001, …, 9.999, 10.00, … below ``stop``, from decimal strings."""
+    values = []
+    e = 0
+    while True:
+        for k in range(1000, 10000):
+            value = float(f"{k}e{e - 3}")
+            if value >= stop:
+                return values
+            values.append(value)
+        e += 1
+
+
+def test_grid_is_four_significant_digits():
+    grid = four_digit_grid(2e5)
+    np.testing.assert_array_equal(calculator.grid_values(0, len(grid)), grid)
+    for value in (1.0, 4294.0, 26960.0, 6.543e7, 9.999e14):
+        index = calculator.grid_index_at_least(value)
+        assert calculator.grid_value(index) == value
+    assert calculator.grid_value(calculator.grid_index_at_least(26961.0)) == 26970.0
+
+
+@pytest.mark.parametrize("d, length", [(8, 12), (16, 40), (32, 25), (6, 30)])
+def test_smallest_base_equals_an_exhaustive_brute_force_search(d, length):
+    # Every grid base from 1 upwards, each B_m at every m < length by the explicit loop.
+    want = None
+    e = 0
+    while want is None and e < 15:
+        bases = np.array([float(f"{k}e{e - 3}") for k in range(1000, 10000)])
+        theta = bases[:, None] ** (-2.0 * np.arange(d // 2)[None, :] / d)
+        margins = np.cos(np.arange(length)[None, :, None] * theta[:, None, :]).sum(axis=2)
+        passing = np.flatnonzero((margins >= 0).all(axis=1))
+        if passing.size:
+            want = bases[passing[0]]
+        e += 1
+    records = calculator.smallest_base_records(d, length)
+    got = calculator.grid_value(int(records.index[records.lookup(length)]))
+    assert got == want
+
+
+# Values for d = 128 (the issue's table): 4.294e3, 1.159e4, 2.696e4; and T = 32768.
+@pytest.mark.parametrize("length, want", [(1024, 4294.0), (2048, 11590.0), (4096, 26960.0), (32768, 630000.0)])
+def test_d128_smallest_bases_pass_and_the_grid_value_below_fails(length, want):
+    result = calculator.smallest_base(128, length)
+    assert result["base"] == want and result["source"] == "table"
+    assert brute_margin(want, 128, length).min() >= 0
+    below = result["previous_base"]
+    assert below == calculator.grid_value(calculator.grid_index_at_least(want) - 1)
+    assert brute_first_failing(below, 128, length) == result["previous_fails_at"]
+
+
+def test_bases_below_the_smallest_fail_sampled_by_brute_force():
+    # Every 37th grid value below the T = 2048 answer fails somewhere below 2048.
+    stop = calculator.grid_index_at_least(11590.0)
+    for value in calculator.grid_values(0, stop)[::37]:
+        assert brute_first_failing(value, 128, 2048) is not None, value
+
+
+def test_passing_bases_are_not_an_interval():
+    # d = 128, T = 4096: 26 960 passes, 27 000 fails, 28 700 passes again (its least B_m is 0.156).
+    assert brute_margin(26960.0, 128, 4096).min() >= 0
+    assert brute_first_failing(26950.0, 128, 4096) is not None
+    assert brute_first_failing(27000.0, 128, 4096) == 4079
+    assert brute_margin(28700.0, 128, 4096).min() == pytest.approx(0.15604, abs=1e-5)
+    larger = calculator.larger_failing_base(128, 4096, calculator.grid_index_at_least(26960.0))
+    assert larger is not None and larger["base"] > 26960.0
+    assert brute_margin(larger["base"], 128, 4096)[larger["fails_at"]] < 0
+
+
+@pytest.mark.parametrize("d", [16, 64, 128, 256])
+def test_table_records_equal_a_fresh_search(d):
+    # The first records (lengths up to 3000) recomputed with the search the script runs.
+    table = calculator.table_records(d)
+    fresh = calculator.smallest_base_records(d, 3000)
+    n = len(fresh.index) - 1  # the last fresh record passes 3000; the table's goes on
+    np.testing.assert_array_equal(fresh.index[:n], table.index[:n])
+    np.testing.assert_array_equal(fresh.reach[:n], table.reach[:n])
+    np.testing.assert_array_equal(fresh.previous_fails_at[: n + 1], table.previous_fails_at[: n + 1])
+    assert fresh.index[n] == table.index[table.lookup(3000)]
+
+
+@pytest.mark.parametrize("d", [32, 96, 192])
+def test_table_reach_is_the_first_failing_m_by_brute_force(d):
+    table = calculator.table_records(d)
+    for row in range(0, len(table.index) - 1, max(1, len(table.index) // 9)):
+        reach = int(table.reach[row])
+        if reach > 50000:
+            break
+        base = calculator.grid_value(int(table.index[row]))
+        assert brute_first_failing(base, d, reach + 1) == reach, (d, base)
+
+
+def test_table_covers_every_head_dim_it_lists():
+    assert men_table.LIMIT == 1 << 20
+    assert sorted(men_table.RECORDS) == [*range(8, 97, 8), 112, 128, 160, 192, 256]
+    assert men_table.RECORDS[8]["exhausted"] is True  # d = 8: no base below 1e15 passes 2^20
+    assert calculator.smallest_base(8, 1 << 20)["base"] is None
+
+
+@pytest.mark.parametrize("base, d, length", [(28700.0, 128, 4096), (1e6, 128, 32768), (10000.0, 64, 3000), (2.0, 8, 50)])
+def test_verdict_and_envelope_equal_brute_force(base, d, length):
+    want = brute_margin(base, d, length)
+    negative = np.flatnonzero(want < 0)
+    verdict = calculator.base_verdict(base, d, length)
+    assert verdict["passes"] is (negative.size == 0)
+    assert verdict["first_failing_m"] == (int(negative[0]) if negative.size else None)
+    starts = np.arange(0, length, 7)
+    envelope = calculator.margin_envelope(base, d, length, starts)
+    np.testing.assert_allclose(envelope["low"], np.minimum.reduceat(want, starts), atol=1e-9)
+    np.testing.assert_allclose(envelope["high"], np.maximum.reduceat(want, starts), atol=1e-9)
+    assert envelope["min_at"] == int(np.argmin(want))
+
+
+def test_d2_never_passes_beyond_two():
+    # θ_0 = 1 whatever b, so for d = 2 B_m = cos m: B_2 < 0 for every base.
+    assert calculator.smallest_base(2, 2)["base"] == 1.0
+    result = calculator.smallest_base(2, 3)
+    assert result["base"] is None and "10^15" in result["reason"]
+
+
+def test_live_search_beyond_the_budget_says_why():
+    result = calculator.smallest_base(100, 40000)
+    assert result["base"] is None and result["source"] is None and "d = 100" in result["reason"]
 
 
 def test_dynamic_base_matches_transformers():
@@ -46,12 +164,16 @@ def test_dynamic_base_matches_transformers():
     for case in cases:
         d = case["config"]["head_dim"]
         params = case["config"]["rope_parameters"]
-        base = dynamic_ntk_base(params["rope_theta"], params["factor"], d, case["seq_len"] or 0, case["config"]["max_position_embeddings"])
+        config = scaling.RopeConfig(rope_type="dynamic", rope_theta=params["rope_theta"], head_dim=d, factor=params["factor"],
+                                    max_position_embeddings=case["config"]["max_position_embeddings"])
+        base = scaling.dynamic_base(config, case["seq_len"])
         # inv_freq[1] = b'^(−2/d), so b' = inv_freq[1]^(−d/2)
         assert base == pytest.approx(case["inv_freq"][1] ** (-d / 2), rel=5e-5)
 
 
 def test_llama3_band_counts():
-    bands = llama3_band_counts(128, 5e5, 8192, 1.0, 4.0)
+    config = scaling.RopeConfig(rope_type="llama3", rope_theta=5e5, head_dim=128, original_max_position_embeddings=8192,
+                                low_freq_factor=1.0, high_freq_factor=4.0)
+    bands = scaling.llama3_band_counts(config)
     assert (bands["kept"], bands["smoothed"], bands["divided"]) == (29, 6, 29)
     assert (bands["high_freq_wavelen"], bands["low_freq_wavelen"]) == (2048.0, 8192.0)

@@ -83,9 +83,11 @@ def test_phi3_su_and_yarn_are_longrope():
         assert compute(config)[1] == pytest.approx(math.sqrt(1 + math.log(32) / math.log(4096)), rel=1e-14)
     config, _, _ = rope_config_from_hf({**base, "rope_scaling": {"type": "su", "original_max_position_embeddings": 4096, **lists}})
     assert config.rope_type == "longrope"
-    with pytest.raises(ScalingError) as info:  # transformers 5.24 fails the same way
-        rope_config_from_hf({**base, "rope_scaling": {"type": "su", **lists}})
-    assert info.value.field == "rope_scaling.original_max_position_embeddings"
+    # The first 128k release: no original_max_position_embeddings inside the dict.  transformers 5.24
+    # refuses it (KeyError in its longrope check), 4.x read the top-level value: so do we, with a note.
+    config, _, notes = rope_config_from_hf({**base, "rope_scaling": {"type": "su", **lists}})
+    assert config.rope_type == "longrope" and config.original_max_position_embeddings == 4096
+    assert any("transformers 5.24 refuses" in note for note in notes)
 
 
 def test_yarn_outside_phi3_stays_yarn():
@@ -124,8 +126,6 @@ def test_truncate_null_means_false_and_betas_zero_mean_defaults():
     "config, field",
     [
         ({"num_attention_heads": 32}, "head_dim"),
-        ({"head_dim": 64, "rope_scaling": {"type": "yarn", "factor": 2.0, "finetuned": True}}, "rope_scaling.finetuned"),
-        ({"head_dim": 64, "rope_scaling": {"type": "dynamic", "factor": 2.0, "low_freq_factor": 1.0}, "max_position_embeddings": 2048}, "rope_scaling.low_freq_factor"),
         ({"head_dim": 64, "rope_scaling": {"rope_type": "su2", "factor": 2.0}}, "rope_scaling.rope_type"),
         ({"head_dim": 64, "rope_scaling": {"rope_type": "ntk", "factor": 2.0}}, "rope_scaling.rope_type"),
         ({"head_dim": 64, "max_position_embeddings": 131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}, "rope_scaling.low_freq_factor"),
@@ -142,3 +142,31 @@ def test_bad_configs_name_the_field(config, field):
     with pytest.raises(ScalingError) as info:
         rope_config_from_hf(config)
     assert info.value.field == field
+
+
+def test_keys_outside_the_method_are_named_in_notes_not_refused():
+    config, standardized, notes = rope_config_from_hf(
+        {"head_dim": 64, "max_position_embeddings": 2048,
+         "rope_scaling": {"type": "dynamic", "factor": 2.0, "low_freq_factor": 1.0, "finetuned": True}}
+    )
+    assert config.rope_type == "dynamic" and "finetuned" not in standardized and "low_freq_factor" not in standardized
+    assert any("rope_scaling.finetuned" in note for note in notes)
+    assert any("rope_scaling.low_freq_factor" in note for note in notes)
+
+
+def test_nested_dict_under_an_unknown_key_names_it():
+    with pytest.raises(ScalingError) as info:
+        rope_config_from_hf({"head_dim": 64, "rope_parameters": {"global_layers": {"rope_type": "default"}}})
+    assert info.value.field == "rope_parameters.global_layers"
+
+
+def test_mrope_section_must_cover_the_pairs():
+    with pytest.raises(ScalingError) as info:
+        rope_config_from_hf({"head_dim": 128, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 20]}})
+    assert info.value.field == "rope_scaling.mrope_section" and "64" in info.value.message
+
+
+def test_errors_inside_text_config_name_the_path():
+    with pytest.raises(ScalingError) as info:
+        rope_config_from_hf({"model_type": "mistral3", "text_config": {"head_dim": 128, "rope_scaling": {"rope_type": "linear", "factor": "2"}}})
+    assert info.value.field == "text_config.rope_scaling.factor"

@@ -17,7 +17,7 @@ from app.core.scaling import METHODS, RopeConfig, ScalingError, compute
 
 DATA = json.loads((Path(__file__).parents[1] / "reference" / "data" / "rope_init.json").read_text())
 CASES = [case for case in DATA["cases"] if case["rope_type"] != "proportional"]
-STANDARD_KEYS = ("model_type", "head_dim", "max_position_embeddings", "pairing")
+from app.core.hf_config import TOP_KEYS as STANDARD_KEYS  # noqa: E402
 
 
 def _config(case: dict) -> dict:
@@ -173,7 +173,7 @@ def test_dynamic_is_static_ntk_with_effective_alpha():
         (RopeConfig(rope_type="yarn", factor=2.0, original_max_position_embeddings=4096, attention_factor=-1.0), "attention_factor"),
         (RopeConfig(rope_type="longrope", head_dim=64, original_max_position_embeddings=4096, short_factor=(1.0,) * 31, long_factor=(1.0,) * 32), "short_factor"),
         (RopeConfig(rope_type="longrope", head_dim=64, original_max_position_embeddings=4096, short_factor=(1.0,) * 32), "long_factor"),
-        (RopeConfig(rope_type="llama3", factor=8.0, low_freq_factor=4.0, high_freq_factor=4.0, original_max_position_embeddings=8192), "high_freq_factor"),
+        (RopeConfig(rope_type="llama3", factor=8.0, low_freq_factor=4.0, high_freq_factor=3.0, original_max_position_embeddings=8192), "high_freq_factor"),
         (RopeConfig(rope_type="llama3", factor=8.0, low_freq_factor=0.0, high_freq_factor=4.0, original_max_position_embeddings=8192), "low_freq_factor"),
         (RopeConfig(rope_type="llama3", factor=8.0, high_freq_factor=4.0, original_max_position_embeddings=8192), "low_freq_factor"),
         (RopeConfig(rope_theta=1.0), "rope_theta"),

@@ -23,6 +23,11 @@ Files written (see tests/reference/README.md for the field meanings):
     t5_buckets.json    T5Attention._relative_position_bucket
     alibi_slopes.json  Bloom build_alibi_tensor, MPT build_mpt_alibi_tensor, paper cross-check
     sinusoidal.json    DistilBERT, Marian, Whisper sinusoidal tables
+    hf_configs.json    published config.json files of current families through their config class and
+                       rotary module (Gemma 3, Llama 4, Qwen2/2.5/3-VL, Phi-3, gpt-oss, DeepSeek V2/V3,
+                       Qwen3, Mistral, transformers-5 rope_parameters)
+
+Pass file names to write only those: `generate.py hf_configs`.
 """
 
 import copy
@@ -598,14 +603,216 @@ def gen_sinusoidal():
     return cases
 
 
+# ---------------------------------------------------------------------------
+# 6. hf_configs.json: published config.json files of current families
+# ---------------------------------------------------------------------------
+
+PHI3_SHORT = [1.05, 1.05, 1.05, 1.1, 1.1, 1.1, 1.25, 1.25, 1.4, 1.45, 1.5, 1.65, 1.7, 1.8, 1.9, 2.0] + [2.0] * 16 + \
+    [2.05, 2.1, 2.15, 2.2, 2.25, 2.3, 2.35, 2.4, 2.5, 2.6, 2.7, 2.8, 2.85, 2.9, 2.95, 3.0]
+PHI3_LONG = [1.08, 1.11, 1.14, 1.34, 1.59, 1.6, 1.62, 2.62, 3.18, 3.2, 3.67, 4.05, 5.48, 5.51, 7.03, 8.65] + \
+    [float(v) for v in np.linspace(9.5, 60.0, 16)] + [float(v) for v in np.linspace(61.0, 64.8, 16)]
+
+# Each family: (id, source, config.json as published).  The hub could not be reached from the machine this was
+# written on; each dict was written from the model's published config.json as recalled and cross-checked
+# against the checkpoint named in the transformers config class docstrings and defaults.  Only the keys that
+# matter for RoPE (and a few unrelated ones, to show they are ignored) are kept.  PHI3_* are stand-in factor
+# lists with the published lists' length and shape, not the published values.
+HF_FAMILIES = [
+    ("gemma3-4b-it", "google/gemma-3-4b-it config.json (Gemma3ForConditionalGeneration; text_config with "
+     "rope_scaling linear 8; rope_theta 1e6 and rope_local_base_freq 1e4 left to Gemma3TextConfig's defaults)",
+     {"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3", "image_token_index": 262144,
+      "text_config": {"model_type": "gemma3_text", "hidden_size": 2560, "intermediate_size": 10240,
+                      "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "num_hidden_layers": 34,
+                      "rope_scaling": {"factor": 8.0, "rope_type": "linear"}, "sliding_window": 1024},
+      "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152, "image_size": 896,
+                        "num_attention_heads": 16, "num_hidden_layers": 27, "patch_size": 14}}),
+    ("gemma3-1b-it", "google/gemma-3-1b-it config.json (text only, model_type gemma3_text)",
+     {"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "hidden_size": 1152, "head_dim": 256,
+      "num_attention_heads": 4, "num_key_value_heads": 1, "num_hidden_layers": 26, "max_position_embeddings": 32768,
+      "rope_theta": 1000000, "rope_local_base_freq": 10000, "rope_scaling": None, "sliding_window": 512,
+      "sliding_window_pattern": 6}),
+    ("gemma3-v5-per-layer", "Gemma 3 (4B text) as transformers 5 saves it: rope_parameters per layer type",
+     {"model_type": "gemma3_text", "hidden_size": 2560, "head_dim": 256, "num_attention_heads": 8,
+      "num_hidden_layers": 34, "max_position_embeddings": 131072,
+      "rope_parameters": {"full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1000000.0},
+                          "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}}),
+    ("llama4-scout", "meta-llama/Llama-4-Scout-17B-16E(-Instruct) config.json (text_config: llama3 scaling with "
+     "factor 16 and low = high = 1, NoPE every 4th layer by no_rope_layer_interval's default)",
+     {"architectures": ["Llama4ForConditionalGeneration"], "model_type": "llama4",
+      "text_config": {"model_type": "llama4_text", "hidden_size": 5120, "intermediate_size": 8192,
+                      "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128, "num_hidden_layers": 48,
+                      "max_position_embeddings": 10485760, "rope_theta": 500000.0,
+                      "rope_scaling": {"factor": 16.0, "high_freq_factor": 1.0, "low_freq_factor": 1.0,
+                                       "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+                      "attention_chunk_size": 8192, "attn_temperature_tuning": True, "floor_scale": 8192,
+                      "attn_scale": 0.1, "interleave_moe_layer_step": 1, "use_qk_norm": True},
+      "vision_config": {"model_type": "llama4_vision_model", "hidden_size": 1408}}),
+    ("qwen2-vl-7b-instruct", "Qwen/Qwen2-VL-7B-Instruct config.json (rope_scaling type mrope, mrope_section 16/24/24)",
+     {"architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl", "hidden_size": 3584,
+      "num_attention_heads": 28, "num_key_value_heads": 4, "num_hidden_layers": 28, "max_position_embeddings": 32768,
+      "rope_theta": 1000000.0, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+      "vision_config": {"depth": 32, "embed_dim": 1280, "num_heads": 16}}),
+    ("qwen2.5-vl-7b-instruct", "Qwen/Qwen2.5-VL-7B-Instruct config.json (rope_scaling type mrope)",
+     {"architectures": ["Qwen2_5_VLForConditionalGeneration"], "model_type": "qwen2_5_vl", "hidden_size": 3584,
+      "num_attention_heads": 28, "num_key_value_heads": 4, "num_hidden_layers": 28,
+      "max_position_embeddings": 128000, "rope_theta": 1000000.0,
+      "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+      "vision_config": {"depth": 32, "hidden_size": 1280, "out_hidden_size": 3584}}),
+    ("qwen3-vl-8b-instruct", "Qwen/Qwen3-VL-8B-Instruct config.json (text_config: interleaved M-RoPE 24/20/20, "
+     "rope_theta 5e6)",
+     {"architectures": ["Qwen3VLForConditionalGeneration"], "model_type": "qwen3_vl",
+      "text_config": {"model_type": "qwen3_vl_text", "head_dim": 128, "hidden_size": 4096, "num_attention_heads": 32,
+                      "num_key_value_heads": 8, "num_hidden_layers": 36, "max_position_embeddings": 262144,
+                      "rope_scaling": {"mrope_interleaved": True, "mrope_section": [24, 20, 20], "rope_type": "default"},
+                      "rope_theta": 5000000},
+      "vision_config": {"model_type": "qwen3_vl", "depth": 27, "hidden_size": 1152}}),
+    ("phi3-mini-128k-su", "microsoft/Phi-3-mini-128k-instruct config.json, first release (rope_scaling type su, "
+     "original_max_position_embeddings only at the top level); stand-in factor lists",
+     {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32,
+      "num_hidden_layers": 32, "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
+      "rope_theta": 10000.0, "rope_scaling": {"type": "su", "short_factor": PHI3_SHORT, "long_factor": PHI3_LONG}}),
+    ("phi3-yarn-type", "a Phi-3 config whose rope_scaling says type yarn (Phi3Config reads it as longrope); "
+     "synthetic, stand-in lists",
+     {"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 131072,
+      "original_max_position_embeddings": 4096,
+      "rope_scaling": {"type": "yarn", "short_factor": PHI3_SHORT, "long_factor": PHI3_LONG,
+                       "original_max_position_embeddings": 4096}}),
+    ("gpt-oss-20b", "openai/gpt-oss-20b config.json (YaRN factor 32, truncate false; sliding/full layers share it)",
+     {"architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "head_dim": 64, "hidden_size": 2880,
+      "num_attention_heads": 64, "num_key_value_heads": 8, "num_hidden_layers": 24,
+      "max_position_embeddings": 131072, "rope_theta": 150000, "sliding_window": 128,
+      "layer_types": ["sliding_attention", "full_attention"] * 12,
+      "rope_scaling": {"beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0, "original_max_position_embeddings": 4096,
+                       "rope_type": "yarn", "truncate": False}}),
+    ("deepseek-v3", "deepseek-ai/DeepSeek-V3 config.json (YaRN factor 40, mscale = mscale_all_dim = 1)",
+     {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 7168,
+      "num_attention_heads": 128, "num_key_value_heads": 128, "num_hidden_layers": 61, "q_lora_rank": 1536,
+      "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+      "max_position_embeddings": 163840, "rope_theta": 10000,
+      "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
+                       "original_max_position_embeddings": 4096, "type": "yarn"}}),
+    ("deepseek-v2-lite", "deepseek-ai/DeepSeek-V2-Lite config.json (YaRN factor 40, mscale = mscale_all_dim = 0.707)",
+     {"architectures": ["DeepseekV2ForCausalLM"], "model_type": "deepseek_v2", "hidden_size": 2048,
+      "num_attention_heads": 16, "num_key_value_heads": 16, "num_hidden_layers": 27, "q_lora_rank": None,
+      "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+      "max_position_embeddings": 163840, "rope_theta": 10000,
+      "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 0.707, "mscale_all_dim": 0.707,
+                       "original_max_position_embeddings": 4096, "type": "yarn"}}),
+    ("qwen3-8b", "Qwen/Qwen3-8B config.json (no scaling, rope_theta 1e6, head_dim 128)",
+     {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "head_dim": 128, "hidden_size": 4096,
+      "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 36,
+      "max_position_embeddings": 40960, "rope_theta": 1000000, "rope_scaling": None, "sliding_window": None}),
+    ("qwen3-8b-yarn", "Qwen/Qwen3-8B with the rope_scaling block its model card gives for 131072 tokens",
+     {"model_type": "qwen3", "head_dim": 128, "hidden_size": 4096, "num_attention_heads": 32,
+      "max_position_embeddings": 131072, "rope_theta": 1000000,
+      "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}),
+    ("mistral-7b-instruct-v0.3", "mistralai/Mistral-7B-Instruct-v0.3 config.json",
+     {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "hidden_size": 4096,
+      "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128, "max_position_embeddings": 32768,
+      "rope_theta": 1000000.0, "sliding_window": None}),
+    ("mistral-small-3.1-24b", "mistralai/Mistral-Small-3.1-24B-Instruct-2503 config.json (mistral3 wrapper, "
+     "text_config rope_theta 1e9)",
+     {"architectures": ["Mistral3ForConditionalGeneration"], "model_type": "mistral3",
+      "text_config": {"model_type": "mistral", "head_dim": 128, "hidden_size": 5120, "num_attention_heads": 32,
+                      "num_key_value_heads": 8, "num_hidden_layers": 40, "max_position_embeddings": 131072,
+                      "rope_theta": 1000000000.0, "sliding_window": None},
+      "vision_config": {"model_type": "pixtral", "hidden_size": 1024}}),
+    ("llama3.1-8b-v5", "meta-llama/Llama-3.1-8B as transformers 5 saves it (flat rope_parameters)",
+     {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 131072,
+      "rope_parameters": {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
+                          "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}),
+]
+
+
+def _load_config(config_dict):
+    from transformers import CONFIG_MAPPING
+    d = copy.deepcopy(config_dict)
+    return CONFIG_MAPPING[d.pop("model_type")].from_dict(d)
+
+
+def _rotary_class(text_config):
+    import importlib
+    base = text_config.model_type
+    for suffix in ("_text",):
+        if base.endswith(suffix):
+            base = base[: -len(suffix)]
+    module = importlib.import_module("transformers.models.%s.modeling_%s" % (base, base))
+    names = [n for n in dir(module) if n.endswith("RotaryEmbedding") and "Vision" not in n]
+    text = [n for n in names if "Text" in n]
+    return getattr(module, (text or names)[0])
+
+
+def hf_config_case(case_id, source, config_dict):
+    case = {"id": case_id, "source": source, "config": copy.deepcopy(config_dict)}
+    reference_dict = copy.deepcopy(config_dict)
+    if case_id == "phi3-mini-128k-su":
+        # transformers 5.24 refuses this dict (KeyError: original_max_position_embeddings missing inside
+        # rope_parameters for longrope); with the top-level value copied in, Phi3Config accepts it.
+        reference_dict["rope_scaling"]["original_max_position_embeddings"] = reference_dict["original_max_position_embeddings"]
+        try:
+            _load_config(config_dict)
+            case["transformers_refuses_as_published"] = None
+        except Exception as exc:
+            case["transformers_refuses_as_published"] = "%s: %s" % (type(exc).__name__, exc)
+        case["reference_config"] = reference_dict
+    config = _load_config(reference_dict)
+    text = config.get_text_config()
+    cls = _rotary_class(text)
+    module = cls(text)
+    case["reference"] = "%s.%s(config.get_text_config())" % (cls.__module__, cls.__name__)
+    case["rope_parameters_standardized"] = copy.deepcopy(dict(text.rope_parameters))
+    case["head_dim"] = getattr(text, "head_dim", None)
+    case["layer_types"] = list(getattr(text, "layer_types", None) or [])
+    settings = {}
+    if isinstance(module.rope_type, dict):
+        for layer_type in module.rope_type:
+            settings[layer_type] = {
+                "rope_type": module.rope_type[layer_type],
+                "inv_freq": f64(getattr(module, "%s_inv_freq" % layer_type)),
+                "attention_factor": float(getattr(module, "%s_attention_scaling" % layer_type)),
+            }
+    else:
+        settings["all"] = {"rope_type": module.rope_type, "inv_freq": f64(module.inv_freq),
+                           "attention_factor": float(module.attention_scaling)}
+    case["settings"] = settings
+    if getattr(text, "no_rope_layers", None) is not None:
+        case["no_rope_layers"] = list(text.no_rope_layers)
+    if text.model_type in ("deepseek_v2", "deepseek_v3"):
+        import importlib
+        mod = importlib.import_module("transformers.models.%s.modeling_%s" % (text.model_type, text.model_type))
+        case["softmax_scale_multiplier"] = float(mod.yarn_apply_mscale(text.rope_parameters, 1.0))
+        case["softmax_scale_reference"] = "%s.yarn_apply_mscale(rope_parameters, 1.0)" % mod.__name__
+    return case
+
+
+def gen_hf_configs():
+    cases = [hf_config_case(*family) for family in HF_FAMILIES]
+    desc = ("Published config.json files of current model families, loaded with transformers' own config class "
+            "(CONFIG_MAPPING[model_type].from_dict) and evaluated with the model's own rotary-embedding module "
+            "built from config.get_text_config(). settings: one entry per RoPE setting of the module ('all' when "
+            "one setting serves every layer, else per layer type), with the module's inv_freq (float32 as float64) "
+            "and attention_scaling. softmax_scale_multiplier (DeepSeek): yarn_apply_mscale(rope_parameters, 1.0), "
+            "the factor the model multiplies its softmax scale by. source says where each dict comes from.")
+    write("hf_configs.json", header(desc), cases)
+    return cases
+
+
+GENERATORS = {
+    "rope_init": gen_rope_init,
+    "rope_apply": gen_rope_apply,
+    "t5_buckets": gen_t5,
+    "alibi_slopes": gen_alibi,
+    "sinusoidal": gen_sinusoidal,
+    "hf_configs": gen_hf_configs,
+}
+
+
 def main():
+    """``generate.py [name ...]``: only the named files (e.g. ``hf_configs``); all of them by default."""
     os.makedirs(OUT_DIR, exist_ok=True)
     torch.manual_seed(0)
-    gen_rope_init()
-    gen_rope_apply()
-    gen_t5()
-    gen_alibi()
-    gen_sinusoidal()
+    for name in sys.argv[1:] or GENERATORS:
+        GENERATORS[name]()
 
 
 if __name__ == "__main__":
