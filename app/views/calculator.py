@@ -40,7 +40,7 @@ class CalculatorParams(Params):
         float, Field(gt=0, le=1e4, allow_inf_nan=False, description="Llama 3.1 low_freq_factor."), UI("low_freq_factor", kind="number", step=0.5)
     ] = 1.0
     high_freq_factor: Annotated[
-        float, Field(gt=0, le=1e4, allow_inf_nan=False, description="Llama 3.1 high_freq_factor (greater than low_freq_factor)."),
+        float, Field(gt=0, le=1e4, allow_inf_nan=False, description="Llama 3.1 high_freq_factor (at least low_freq_factor)."),
         UI("high_freq_factor", kind="number", step=0.5),
         Bound(ge="low_freq_factor", why=LLAMA3_BANDS),
     ] = 4.0

@@ -192,7 +192,7 @@ def test_calculator(client):
     assert body["ntk_base"] == pytest.approx(5e5 * 8 ** (128 / 126), rel=1e-12)
     assert body["yarn_attention"] == pytest.approx(0.1 * math.log(8) + 1, rel=1e-14)
     assert (body["llama3"]["kept"], body["llama3"]["smoothed"], body["llama3"]["divided"]) == (29, 6, 29)
-    response = client.get("/api/rope/calculator?low_freq_factor=4&high_freq_factor=4")
+    response = client.get("/api/rope/calculator?low_freq_factor=4&high_freq_factor=3")
     assert response.status_code == 422 and response.json()["detail"][0]["param"] == "high_freq_factor"
 
 
