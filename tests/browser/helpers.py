@@ -6,16 +6,25 @@ import json
 
 PENDING = "__pending__"
 
-# Serialises what plotly.js actually drew (typed arrays decoded) to one canonical JSON string.
-# A plot whose update waits for it to come into view (data-pending, static/js/lib/plot.js) is
-# scrolled into view, as a reader would, and reads as PENDING until it is drawn.
-_SNAPSHOT_JS = """(id) => {
-    const gd = document.getElementById(id);
-    if (gd && gd.dataset.pending !== undefined) { gd.scrollIntoView({block: 'center'}); return '__pending__'; }
-    if (!gd || !gd._fullData) return null;
+# A plot is drawn when plotly.js has laid it out and static/js/lib/plot.js has recorded the traces
+# it shows (el._shown: the page's traces, heatmaps with the numbers behind their image).
+PLOT_DRAWN = "(el) => Boolean(el && el._fullLayout && el._shown && el._shown.length > 0)"
+ALL_PLOTS_DRAWN = f"() => [...document.querySelectorAll('.plot')].every({PLOT_DRAWN})"
+# Every trace as plain lists: {x, y, z, name, type} (typed arrays decoded).
+TRACES_JS = """(gd) => {
     const plain = (v) => (v && typeof v === 'object' && 'length' in v ? Array.from(v, plain) : (v === undefined ? null : v));
-    return JSON.stringify(gd._fullData.map((t) => ({x: plain(t.x), y: plain(t.y), z: plain(t.z), name: t.name ?? null, type: t.type})));
+    return (gd._shown || []).map((t) => ({x: plain(t.x), y: plain(t.y), z: plain(t.z), name: t.name ?? null, type: t.type || 'scatter'}));
 }"""
+
+# Serialises what a plot shows to one canonical JSON string.  A plot whose update waits for it to
+# come into view (data-pending, static/js/lib/plot.js) is scrolled into view, as a reader would,
+# and reads as PENDING until it is drawn.
+_SNAPSHOT_JS = f"""(id) => {{
+    const gd = document.getElementById(id);
+    if (gd && gd.dataset.pending !== undefined) {{ gd.scrollIntoView({{block: 'center'}}); return '__pending__'; }}
+    if (!({PLOT_DRAWN})(gd)) return null;
+    return JSON.stringify(({TRACES_JS})(gd));
+}}"""
 
 
 DRAW_PENDING_JS = """() => {
@@ -43,10 +52,7 @@ def plot_data(page, plot_id: str):
 
 
 def wait_for_plot(page, plot_id: str) -> None:
-    page.wait_for_function(
-        "(id) => { const gd = document.getElementById(id); return gd && gd._fullData && gd._fullData.length > 0; }",
-        arg=plot_id,
-    )
+    page.wait_for_function(f"(id) => ({PLOT_DRAWN})(document.getElementById(id))", arg=plot_id)
 
 
 def wait_for_data_change(page, plot_id: str, before: str) -> None:

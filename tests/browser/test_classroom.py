@@ -9,17 +9,13 @@ from axe_playwright_python.sync_playwright import Axe
 
 from app.main import create_app  # noqa: F401
 from app.web.views import discover
-from tests.browser.helpers import DRAW_PENDING_JS, draw_pending
+from tests.browser.helpers import ALL_PLOTS_DRAWN, DRAW_PENDING_JS, TRACES_JS, draw_pending
 
 VIEWS = discover()
 NAMES = [view.name for view in VIEWS]
 BY_NAME = {view.name: view for view in VIEWS}
 
-ALL_PLOTS_DRAWN = "() => [...document.querySelectorAll('.plot')].every((el) => el._fullData && el._fullData.length > 0)"
-SNAPSHOT_ALL = """() => JSON.stringify([...document.querySelectorAll('.plot')].map((gd) => {
-    const plain = (v) => (v && typeof v === 'object' && 'length' in v ? Array.from(v, plain) : (v === undefined ? null : v));
-    return (gd._fullData || []).map((t) => ({x: plain(t.x), y: plain(t.y), z: plain(t.z), type: t.type}));
-}))"""
+SNAPSHOT_ALL = f"() => JSON.stringify([...document.querySelectorAll('.plot')].map({TRACES_JS}))"
 
 
 def change_a_control(page) -> None:

@@ -138,14 +138,22 @@ def test_calculator_says_where_the_bound_comes_from(page, base_url):
     assert _out(page, "men_note") == "The one for L is read from a table that scripts/men_table.py precomputed with the same search."
 
 
-def test_precision_work_limit_is_shown_beside_pairs(page, base_url):
+def test_precision_pairs_follow_the_work_limit_of_the_length(page, base_url):
+    """seq_len × pairs is bounded: a longer length keeps as many pairs as it allows, says so beside
+    the pairs box, and no refused request is sent."""
+    refused = []
+    page.on("response", lambda response: response.status >= 400 and refused.append(response.url))
     page.goto(f"{base_url}/precision")
     wait_for_plot(page, "plot-angle")
     set_box(page, "seq_len", "524288")
-    page.wait_for_function("() => document.getElementById('err-pairs').textContent.includes('at most 1 item')")
-    _expected_422(page)
+    wait_for_query(page, "seq_len=524288")
+    wait_for_query(page, "pairs=0")
+    assert page.locator('[data-param="pairs"][data-role="box"]').input_value() == "0"
+    assert "at most 1 item" in page.locator("#err-pairs").text_content()
+    page.wait_for_function("() => document.getElementById('plot-angle')._shown.length === 3")  # one pair × 3 dtypes
     set_box(page, "pairs", "63")
     wait_for_query(page, "pairs=63")
     page.wait_for_function("() => document.getElementById('err-pairs').textContent === ''")
-    wait_for_plot(page, "plot-angle")
-    _expected_422(page)  # the rejected request's console line may arrive late
+    set_box(page, "pairs", "0, 63")
+    page.wait_for_function("() => document.getElementById('err-pairs').textContent.includes('at most 1 item')")
+    assert "pairs=63" in page.url and refused == []

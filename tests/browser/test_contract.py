@@ -5,7 +5,7 @@ import pytest
 
 from app.main import create_app  # noqa: F401
 from app.web.views import discover
-from tests.browser.helpers import plot_data
+from tests.browser.helpers import ALL_PLOTS_DRAWN, plot_data
 
 NAMES = [view.name for view in discover()]
 
@@ -16,9 +16,7 @@ def all_plots(page):
 
 
 def wait_all_plots(page):
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('.plot')].every((el) => el._fullData && el._fullData.length > 0)"
-    )
+    page.wait_for_function(ALL_PLOTS_DRAWN)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -30,7 +28,7 @@ def test_page_draws_every_plot_without_errors(page, base_url, name):
     assert f"{base_url}/vendor/plotly.min.js" in scripts
     assert page.evaluate("() => typeof window.Plotly") == "object"
     # no WebGL traces: classroom laptops without GPU acceleration must draw everything
-    types = page.evaluate("() => [...document.querySelectorAll('.plot')].flatMap((el) => el._fullData.map((t) => t.type))")
+    types = page.evaluate("() => [...document.querySelectorAll('.plot')].flatMap((el) => (el._shown || []).map((t) => t.type || 'scatter'))")
     assert not [t for t in types if t.endswith("gl") or t in ("heatmapgl", "pointcloud")]
 
 

@@ -18,6 +18,8 @@ from urllib.parse import urlencode
 
 import pytest
 
+from tests.browser.helpers import ALL_PLOTS_DRAWN
+
 from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
 
@@ -30,9 +32,6 @@ PAYLOADS = [
     "'-(window.__pwned=1)-'",
     "{{7*7}}",
 ]
-ALL_PLOTS_DRAWN = (
-    "() => [...document.querySelectorAll('.plot')].every((el) => el._fullData && el._fullData.length > 0)"
-)
 
 
 def attack_url(base_url: str, name: str) -> str:

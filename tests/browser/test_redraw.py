@@ -1,7 +1,8 @@
 """A change redraws the plots whose figure changed, and only those (static/js/lib/plot.js).
 
 Each Plotly redraw costs tens of milliseconds here, so a page that redrew every plot on every
-change would lag by the sum of them.  Redraws are counted with Plotly's own plotly_afterplot event.
+change would lag by the sum of them.  Redraws are counted with Plotly's own events: plotly_afterplot
+(a full redraw) and plotly_relayout (a heatmap whose image alone was swapped).
 """
 
 import pytest
@@ -15,6 +16,7 @@ COUNT_REDRAWS_JS = """() => {
   for (const gd of document.querySelectorAll('.js-plotly-plot')) {
     window.__redraws[gd.id] = 0;
     gd.on('plotly_afterplot', () => { window.__redraws[gd.id] += 1; });
+    gd.on('plotly_relayout', () => { window.__redraws[gd.id] += 1; });
   }
 }"""
 
@@ -25,7 +27,8 @@ def test_the_same_figure_is_drawn_once_and_a_new_one_again(page, base_url):
         """async () => {
           const { draw } = await import('/static/js/lib/plot.js');
           const el = document.createElement('div');
-          document.body.appendChild(el);
+          el.className = 'plot';  // sized by the page's style, as every plot is
+          document.querySelector('.figures').appendChild(el);
           let drawn = 0;
           const figure = (y) => [[{ type: 'scatter', x: [0, 1, 2], y }], { title: { text: 'probe' } }];
           await draw(el, ...figure([1, 2, 3]));
@@ -41,7 +44,7 @@ def test_the_same_figure_is_drawn_once_and_a_new_one_again(page, base_url):
 
 def test_switching_the_position_kind_leaves_the_no_position_plot_alone(page, base_url):
     page.goto(f"{base_url}/why")
-    page.wait_for_function("() => ['plot-none', 'plot-with', 'plot-scores'].every((id) => document.getElementById(id)?._fullData)")
+    page.wait_for_function("() => ['plot-none', 'plot-with', 'plot-scores'].every((id) => document.getElementById(id)?._shown)")
     page.evaluate(COUNT_REDRAWS_JS)
     page.select_option('select[data-param="position"]', "rope")
     draw_pending(page)
@@ -49,27 +52,27 @@ def test_switching_the_position_kind_leaves_the_no_position_plot_alone(page, bas
     page.wait_for_timeout(300)  # time for a stray redraw of plot-none to show up
     redraws = page.evaluate("window.__redraws")
     assert redraws["plot-none"] == 0, redraws
-    assert "rope" in page.locator("#plot-with .gtitle").text_content().lower()
+    assert "rope" in page.locator("#plot-with-title").text_content().lower()
 
 
 def test_a_plot_out_of_view_is_updated_when_it_comes_into_view(page, base_url):
     # /why stacks three plots; in a 1280 × 900 window the third (plot-scores) starts ~1500 px down.
     page.goto(f"{base_url}/why")
-    page.wait_for_function("() => ['plot-none', 'plot-with', 'plot-scores'].every((id) => document.getElementById(id)?._fullData)")
+    page.wait_for_function("() => ['plot-none', 'plot-with', 'plot-scores'].every((id) => document.getElementById(id)?._shown)")
     page.evaluate("() => window.scrollTo(0, 0)")
     top = page.evaluate("() => document.getElementById('plot-scores').getBoundingClientRect().top")
     assert top > 900 + 200, "plot-scores should start below the window and its 200 px margin"
     page.evaluate(COUNT_REDRAWS_JS)
-    before = page.evaluate("() => document.querySelector('#plot-scores .gtitle').textContent")
+    before = page.evaluate("() => document.getElementById('plot-scores-title').textContent")
     page.select_option('select[data-param="position"]', "rope")
     page.wait_for_function("() => document.getElementById('plot-scores').dataset.pending !== undefined")
     page.wait_for_timeout(300)
     assert page.evaluate("window.__redraws['plot-scores']") == 0  # not drawn while out of view
-    assert page.evaluate("() => document.querySelector('#plot-scores .gtitle').textContent") == before
+    assert page.evaluate("() => document.getElementById('plot-scores-title').textContent") == before
 
     page.locator("#plot-scores").scroll_into_view_if_needed()
     page.wait_for_function("() => window.__redraws['plot-scores'] >= 1 && document.getElementById('plot-scores').dataset.pending === undefined")
-    assert page.evaluate("() => document.querySelector('#plot-scores .gtitle').textContent") != before
+    assert page.evaluate("() => document.getElementById('plot-scores-title').textContent") != before
 
 
 def test_a_view_too_large_to_embed_is_fetched_and_drawn(page, base_url):
@@ -78,11 +81,11 @@ def test_a_view_too_large_to_embed_is_fetched_and_drawn(page, base_url):
     with page.expect_response(lambda response: url in response.url) as response:
         page.goto(f"{base_url}/sinusoidal?seq_len=512&dim=512")
     assert response.value.ok
-    page.wait_for_function("() => document.getElementById('plot')?._fullData?.[0]?.z?.length === 512")
+    page.wait_for_function("() => document.getElementById('plot')?._shown?.[0]?.z?.length === 512")
     drawn = page.evaluate(
         """async (url) => {
           const twin = await (await fetch(url, { headers: { Accept: 'application/json' } })).json();
-          const z = document.getElementById('plot')._fullData[0].z;
+          const z = document.getElementById('plot')._shown[0].z;
           return { rows: z.length, cols: z[0].length, same: JSON.stringify(Array.from(z, (row) => Array.from(row))) === JSON.stringify(twin.table) };
         }""",
         url,

@@ -81,7 +81,7 @@ def test_scores_length_and_what_if_change_the_heatmap(page, base_url):
     assert len(z) == 40 and len(z[0]) == 40
     page.select_option('select[data-param="theta_override"]', "zero")
     wait_for_query(page, "theta_override=zero")
-    page.wait_for_function("() => document.querySelector('[data-out=what_if]').textContent.includes('θ_j = 0')")
+    page.wait_for_function("() => document.querySelector('[data-out=what_if]').textContent.includes('θⱼ = 0')")
     flat = plot_data(page, "plot-scores")[0]["z"]
     values = {round(v, 12) for row in flat for v in row}
     assert len(values) == 1  # position has vanished: one value everywhere

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.helpers import ALL_PLOTS_DRAWN
+
 from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
 
@@ -27,9 +29,6 @@ document.addEventListener('securitypolicyviolation', (event) => {
   window.__cspViolations.push(`${event.violatedDirective} ${event.blockedURI} ${event.sourceFile}:${event.lineNumber}`);
 });
 """
-ALL_PLOTS_DRAWN = (
-    "() => [...document.querySelectorAll('.plot')].every((el) => el._fullData && el._fullData.length > 0)"
-)
 
 
 def exercise(page) -> None:

@@ -215,8 +215,11 @@ export function startPage({ draw }) {
       const before = state[other];
       const after = settled(other, before);
       if (!sameValue(after, before)) {
+        // Say why the value moved: the rule its old value now breaks.
+        const why = ruleProblem(rules, other, state);
         state = { ...state, [other]: after };
         showValue(other, after);
+        setNote(other, why ? `Moved to ${Array.isArray(after) ? after.join(", ") : formatNumber(after)}: ${why}.` : "");
         for (const next of dependents[other] || []) queue.push(next);
       }
     }
@@ -247,8 +250,17 @@ export function startPage({ draw }) {
     const slot = document.getElementById(`err-${name}`);
     if (!slot) return false;
     if (slot.textContent !== message) slot.textContent = message;
+    slot.classList.remove("is-note");
     slot.closest(".control")?.classList.toggle("has-error", Boolean(message));
     return true;
+  }
+
+  /** A remark beside a control that is not an error (a value another control moved). */
+  function setNote(name, note) {
+    const slot = document.getElementById(`err-${name}`);
+    if (!slot || messages[name]) return;
+    slot.textContent = note;
+    slot.classList.toggle("is-note", Boolean(note));
   }
 
   function setStatus(text, isError = false) {
@@ -301,6 +313,10 @@ export function startPage({ draw }) {
       return false;
     }
     setMessage(name, "");
+    form?.querySelectorAll(".control-error.is-note").forEach((slot) => {
+      slot.textContent = "";
+      slot.classList.remove("is-note");
+    });
     state = trial;
     if (range && candidate !== value) showValue(name, candidate);
     else showValue(name, candidate, from);
@@ -547,8 +563,10 @@ export function startPage({ draw }) {
   }
   showBounds();
   syncToolbar();
+  collapseLongControlsOnPhones(form);
   if (data === null) update(false);
   else redraw();
+  redrawWhenPanelsRestack(figures, () => data !== null && redraw());
 
   return {
     get data() {
@@ -566,6 +584,32 @@ export function startPage({ draw }) {
       return propose(name, value, { push: finished });
     },
   };
+}
+
+// On a phone a long list of controls would push the plots a screen or more down: it starts
+// folded (its summary says how many controls it holds), one tap away.
+function collapseLongControlsOnPhones(form) {
+  const box = form?.querySelector(".controls-box");
+  if (!box || window.innerWidth >= 900) return;
+  const count = box.querySelectorAll(".control").length;
+  const summary = box.querySelector("summary");
+  if (summary) summary.textContent = `Controls (${count})`;
+  if (box.scrollHeight > window.innerHeight * 0.6) box.open = false;
+}
+
+// Figures with several panels put them side by side or one above the other by their width
+// (plot.js panelGrid): a resize across that width draws the page again.
+function redrawWhenPanelsRestack(figures, redraw) {
+  if (!figures || typeof ResizeObserver === "undefined") return;
+  let narrow = figures.clientWidth < 600;
+  let timer = 0;
+  new ResizeObserver(() => {
+    const now = figures.clientWidth < 600;
+    if (now === narrow) return;
+    narrow = now;
+    clearTimeout(timer);
+    timer = setTimeout(redraw, 50);
+  }).observe(figures);
 }
 
 function sameValue(a, b) {

@@ -752,6 +752,8 @@ function paint(el, traces, layout, force = false) {
   showChrome(el, figure.title, figure.items);
   el._figureKey = key;
   el._lastDraw = { traces, layout };
+  // What the plot shows, as the page gave it (heatmaps with their numbers): read by the tests.
+  el._shown = traces;
   el._heatmaps = figure.heatmaps;
   if (figure.heatmaps.length) attachHover(el);
   // Few cells on many pixels: sharp cell edges (the browser would blur an enlarged image).
@@ -869,9 +871,9 @@ export function flushAll() {
 export function draw(el, traces, layout = {}) {
   if (typeof el === "string") el = document.getElementById(el);
   if (el.data && inView.get(el) === false) {
+    // (its title and legend wait with it: they describe what is drawn)
     pending.set(el, { traces, layout });
     el.dataset.pending = "";
-    showChrome(el, titleText(layout.title), legendItems(traces, layout));
     return Promise.resolve(el);
   }
   pending.delete(el);
