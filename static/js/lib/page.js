@@ -144,12 +144,12 @@ export function startPage({ draw }) {
 
   function nextAbove(name, bound) {
     const step = sliderStep(name);
-    return step ? Math.floor(bound / step + 1) * step : bound * (1 + 1e-9) + 1e-12;
+    return step ? Number((Math.floor(bound / step + 1) * step).toPrecision(12)) : bound * (1 + 1e-9) + 1e-12;
   }
 
   function nextBelow(name, bound) {
     const step = sliderStep(name);
-    return step ? Math.ceil(bound / step - 1) * step : bound * (1 - 1e-9);
+    return step ? Number((Math.ceil(bound / step - 1) * step).toPrecision(12)) : bound * (1 - 1e-9);
   }
 
   /**
@@ -182,20 +182,25 @@ export function startPage({ draw }) {
   function showBounds() {
     for (const field of fields) {
       if (field.type !== "integer" && field.type !== "number") continue;
-      const { lo, hi } = limitsOf(field.name, state);
+      const { lo, hi, loOpen, hiOpen } = limitsOf(field.name, state);
       if (!(lo <= hi)) continue;
       for (const input of controlsFor(field.name)) {
         if (input.dataset.scale === "log") {
-          if (lo > 0) input.min = String(Math.log10(lo));
-          if (hi > 0 && Number.isFinite(hi)) input.max = String(Math.log10(hi));
-        } else if (input.type === "range" || input.type === "number") {
+          // An open end (base > 1) starts one slider step inside, so the slider never offers it.
+          const step = Number(input.step) || 0.01;
+          if (lo > 0) input.min = String(Math.log10(lo) + (loOpen ? step : 0));
+          if (hi > 0 && Number.isFinite(hi)) input.max = String(Math.log10(hi) - (hiOpen ? step : 0));
+        } else if (input.type === "range") {
+          const step = input.step === "any" ? 0 : Number(input.step);
+          if (Number.isFinite(lo)) input.min = String(loOpen && step ? nextAbove(field.name, lo) : lo);
+          if (Number.isFinite(hi)) input.max = String(hiOpen && step ? nextBelow(field.name, hi) : hi);
+        } else if (input.type === "number") {
           if (Number.isFinite(lo)) input.min = String(lo);
           if (Number.isFinite(hi)) input.max = String(hi);
         }
       }
       const hint = document.getElementById(`range-${field.name}`);
       if (hint && Number.isFinite(lo) && Number.isFinite(hi)) {
-        const { loOpen, hiOpen } = limitsOf(field.name, state);
         hint.textContent = `${loOpen ? "above " : ""}${formatNumber(lo)} – ${hiOpen ? "below " : ""}${formatNumber(hi)}`;
       }
     }

@@ -99,7 +99,9 @@ function drawClock(data, position) {
   const { columns, rows } = layoutGrid(data.hands);
   const el = document.getElementById("plot-clock");
   // As tall as the rows of dials need at the width they get (the dials are round: equal axis scales).
-  const height = Math.round(20 + (rows * 1.25 + 0.1) * ((el.clientWidth - 20) / columns));
+  // (and, on a projector, at least 60% of the window, like every plot there)
+  const natural = Math.round(20 + (rows * 1.25 + 0.1) * ((el.clientWidth - 20) / columns));
+  const height = document.body.classList.contains("presenter") ? Math.max(natural, Math.round(0.62 * window.innerHeight)) : natural;
   if (el.style.height !== `${height}px`) el.style.height = `${height}px`;
   draw("plot-clock", clockTraces(data, position), {
     title: { text: `Position m = ${position}: ${data.hands} hands (label: pair j · period in tokens)` },

@@ -1,0 +1,196 @@
+"""Controls that cannot break the view (issue 14): every control offers only what the server
+accepts given the other controls, a refused value costs no request and freezes nothing, and
+typed numbers apply when the user pauses.
+
+The page learns the cross-field rules from the server (app/web/rules.py → static/js/lib/rules.js);
+these tests drive the real controls and watch the network, so they fail if the page sends a value
+the server refuses (any 4xx is recorded) or a request per keystroke.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.main import create_app  # noqa: F401  (registers every view)
+from app.web.views import discover
+from tests.browser.helpers import ALL_PLOTS_DRAWN, set_box, snapshot, wait_for_data_change, wait_for_plot, wait_for_query
+
+pytestmark = pytest.mark.browser
+
+VIEWS = discover()
+NAMES = [view.name for view in VIEWS]
+
+
+def watch_api(page):
+    """Every /api/ request the page sends (url) and every refused one (status ≥ 400)."""
+    sent, refused = [], []
+    page.on("request", lambda request: "/api/" in request.url and sent.append(request.url))
+    page.on("response", lambda response: "/api/" in response.url and response.status >= 400 and refused.append(response.url))
+    return sent, refused
+
+
+SLIDERS_JS = """() => [...document.querySelectorAll('#controls input[type=range][data-param]')]
+    .filter((el) => !el.disabled).map((el) => el.dataset.param)"""
+
+# Put a range input at its current min or max (as a drag to the end does) and commit it.
+SLIDE_TO_END_JS = """([name, end]) => {
+  const input = document.querySelector(`#controls input[type=range][data-param="${name}"]`);
+  input.value = end === 'min' ? input.min : input.max;
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+  input.dispatchEvent(new Event('change', { bubbles: true }));
+  return input.value;
+}"""
+
+ERRORS_JS = """() => [...document.querySelectorAll('.control-error')]
+    .filter((el) => el.textContent && !el.classList.contains('is-note')).map((el) => el.id + ': ' + el.textContent)"""
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_slider_can_go_to_both_ends_and_the_server_accepts_them(page, base_url, name):
+    sent, refused = watch_api(page)
+    page.goto(f"{base_url}/{name}")
+    page.wait_for_function(ALL_PLOTS_DRAWN)
+    for slider in page.evaluate(SLIDERS_JS):
+        for end in ("max", "min"):
+            page.evaluate(SLIDE_TO_END_JS, [slider, end])
+            page.wait_for_function("() => !document.querySelector('.figures.is-busy')")
+            page.wait_for_load_state("networkidle")
+            assert page.evaluate(ERRORS_JS) == [], f"{slider} at its {end}"
+    assert refused == [], refused
+    assert sent, "no slider move reached the server"
+
+
+def slider_max(page, name):
+    return float(page.locator(f'#controls input[type=range][data-param="{name}"]').get_attribute("max"))
+
+
+def box_value(page, name):
+    return page.locator(f'[data-param="{name}"][data-role="box"]').input_value()
+
+
+def test_the_hand_slider_ends_at_the_last_pair_of_the_head(page, base_url):
+    sent, refused = watch_api(page)
+    page.goto(f"{base_url}/offsets")
+    wait_for_plot(page, "plot-offsets")
+    assert slider_max(page, "hand") == 63  # d = 128: pairs 0 … 63
+    set_box(page, "hand", "63")
+    wait_for_query(page, "hand=63")
+    set_box(page, "head_dim", "32")
+    wait_for_query(page, "head_dim=32")
+    assert slider_max(page, "hand") == 15
+    assert box_value(page, "hand") == "15"  # moved with the head, and said why
+    assert "head_dim/2 = 16 pairs" in page.locator("#err-hand").text_content()
+    wait_for_query(page, "hand=15")
+    page.wait_for_load_state("networkidle")
+    assert refused == []
+
+
+def test_the_word_slider_ends_at_the_last_word_of_the_sentence(page, base_url):
+    sent, refused = watch_api(page)
+    page.goto(f"{base_url}/why")
+    wait_for_plot(page, "plot-none")
+    assert slider_max(page, "word") == 2  # "dog bites man"
+    set_box(page, "sentence", "the cat saw the dog")
+    wait_for_query(page, "sentence=the+cat+saw+the+dog")
+    assert slider_max(page, "word") == 4
+    set_box(page, "word", "4")
+    wait_for_query(page, "word=4")
+    set_box(page, "sentence", "dog bites")
+    wait_for_query(page, "sentence=dog+bites")
+    assert box_value(page, "word") == "1" and slider_max(page, "word") == 1
+    page.wait_for_load_state("networkidle")
+    assert refused == []
+
+
+def test_a_cost_cap_is_the_controls_maximum(page, base_url):
+    """Random content draws vectors at every position: the score page caps seq_len × head_dim, and
+    the cap is what the head_dim slider and the seq_len slider offer."""
+    sent, refused = watch_api(page)
+    page.goto(f"{base_url}/scores")
+    wait_for_plot(page, "plot-scores")
+    page.select_option('select[data-param="content"]', "random")
+    wait_for_query(page, "content=random")
+    set_box(page, "seq_len", "4096")
+    wait_for_query(page, "seq_len=4096")
+    assert slider_max(page, "head_dim") == 32  # 131072 // 4096
+    assert box_value(page, "head_dim") == "32"
+    assert page.locator("#range-head_dim").text_content() == "2 – 32"  # the range shown beside it
+    seq_max = float(page.locator('#controls input[type=range][data-param="seq_len"]').get_attribute("max"))
+    assert 10**seq_max == pytest.approx(4096)
+    page.wait_for_load_state("networkidle")
+    assert refused == []
+
+
+def test_rotary_fraction_slider_skips_odd_rotary_dimensions(page, base_url):
+    sent, refused = watch_api(page)
+    page.goto(f"{base_url}/precision")
+    wait_for_plot(page, "plot-angle")
+    page.evaluate(SLIDE_TO_END_JS, ["partial_rotary_factor", "min"])
+    page.wait_for_load_state("networkidle")
+    value = float(box_value(page, "partial_rotary_factor"))
+    rotary = int(128 * value)
+    assert rotary >= 2 and rotary % 2 == 0, value
+    assert page.evaluate(ERRORS_JS) == []
+    assert refused == []
+
+
+def test_base_slider_never_offers_base_one(page, base_url):
+    sent, refused = watch_api(page)
+    page.goto(f"{base_url}/ladder")
+    wait_for_plot(page, "plot-wavelength")
+    page.evaluate(SLIDE_TO_END_JS, ["base", "min"])
+    page.wait_for_load_state("networkidle")
+    assert float(box_value(page, "base")) > 1
+    assert page.evaluate(ERRORS_JS) == [] and refused == []
+
+
+def test_typing_sends_one_request_when_the_typing_pauses(page, base_url):
+    sent, refused = watch_api(page)
+    page.goto(f"{base_url}/offsets")
+    wait_for_plot(page, "plot-offsets")
+    page.wait_for_load_state("networkidle")
+    sent.clear()
+    box = page.locator('[data-param="max_offset"][data-role="box"]')
+    box.fill("")
+    box.type("50000", delay=120)  # five keystrokes, well inside the pause
+    page.wait_for_timeout(300)
+    assert sent == [], "a request went out while the number was being typed"
+    wait_for_query(page, "max_offset=50000")
+    page.wait_for_load_state("networkidle")
+    assert len([url for url in sent if "max_offset=50000" in url]) == 1 and len(sent) <= 4  # the view, then at most 3 prefetched neighbours
+    assert refused == []
+
+
+def test_a_refused_typed_value_keeps_the_last_view_and_every_other_control_working(page, base_url):
+    sent, refused = watch_api(page)
+    page.goto(f"{base_url}/offsets")
+    wait_for_plot(page, "plot-offsets")
+    before = snapshot(page, "plot-offsets")
+    page.wait_for_load_state("networkidle")
+    sent.clear()
+    set_box(page, "hand", "400")  # d = 128 has 64 pairs
+    page.wait_for_function("() => document.getElementById('err-hand').textContent.includes('at most 63')")
+    assert box_value(page, "hand") == "400"  # what the user typed stays in the box
+    assert snapshot(page, "plot-offsets") == before and sent == []
+    set_box(page, "max_offset", "8192")  # another control still works, with the last good hand
+    wait_for_query(page, "max_offset=8192")
+    wait_for_data_change(page, "plot-offsets", before)
+    assert "hand=" not in page.url
+    assert box_value(page, "hand") == "400" and "at most 63" in page.locator("#err-hand").text_content()
+    page.wait_for_load_state("networkidle")
+    assert refused == []
+
+
+def test_a_link_with_a_refused_value_shows_it_beside_its_control(page, base_url):
+    page.watch.expect_status(422)  # the page itself answers 422 for such a link
+    page.goto(f"{base_url}/offsets?hand=100&max_offset=4096")
+    wait_for_plot(page, "plot-offsets")
+    assert box_value(page, "hand") == "100"
+    assert "hand" in page.locator("#err-hand").text_content()
+    sent, refused = watch_api(page)
+    set_box(page, "seeds", "3")
+    page.select_option('select[data-param="content"]', "random")
+    wait_for_query(page, "content=random")
+    assert "max_offset=4096" in page.url  # the link's valid values were kept
+    page.wait_for_load_state("networkidle")
+    assert refused == []
