@@ -602,18 +602,17 @@ function collapseLongControlsOnPhones(form) {
   if (box.scrollHeight > window.innerHeight * 0.6) box.open = false;
 }
 
-// Figures with several panels put them side by side or one above the other by their width
-// (plot.js panelGrid): a resize across that width draws the page again.
+// Figures lay out their panels by the width they get (plot.js panelGrid, the clock's dials):
+// when the figures' width changes, the page draws again once the resizing pauses.
 function redrawWhenPanelsRestack(figures, redraw) {
   if (!figures || typeof ResizeObserver === "undefined") return;
-  let narrow = figures.clientWidth < 600;
+  let width = figures.clientWidth;
   let timer = 0;
   new ResizeObserver(() => {
-    const now = figures.clientWidth < 600;
-    if (now === narrow) return;
-    narrow = now;
+    if (Math.abs(figures.clientWidth - width) < 1) return;
+    width = figures.clientWidth;
     clearTimeout(timer);
-    timer = setTimeout(redraw, 50);
+    timer = setTimeout(redraw, 80);
   }).observe(figures);
 }
 

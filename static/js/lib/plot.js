@@ -59,11 +59,12 @@ export function isNarrowPlot(el) {
 
 /**
  * Domains for `count` square panels of one figure: side by side on a wide plot, stacked (and the
- * plot made tall enough for them) on a narrow one.  Returns {stacked, x: [domain…], y: [domain…]}.
+ * plot made tall enough for them) on a narrow one, or when a panel would be narrower than
+ * `minPanelWidth` pixels.  Returns {stacked, x: [domain…], y: [domain…]}.
  */
-export function panelGrid(el, count, gap = 0.1) {
+export function panelGrid(el, count, gap = 0.1, minPanelWidth = 300) {
   if (typeof el === "string") el = document.getElementById(el);
-  const stacked = count > 1 && isNarrowPlot(el);
+  const stacked = count > 1 && (isNarrowPlot(el) || el.clientWidth / count < minPanelWidth);
   el.classList.toggle("plot-stacked", stacked);
   el.style.height = stacked ? `${Math.round(el.clientWidth * 0.92 * count + 60)}px` : "";
   const share = (i) => [i / count + (i ? gap / 2 : 0), (i + 1) / count - (i < count - 1 ? gap / 2 : 0)];
@@ -79,7 +80,8 @@ export function lineWidth(base = 2) {
 }
 
 function fontSize() {
-  if (isPresenter()) return 20;
+  // On a projector 23 px, so that even exponents and subscripts (drawn at 70%) stay at 16 px.
+  if (isPresenter()) return 23;
   return isNarrow() ? 12 : 13;
 }
 
@@ -408,7 +410,8 @@ function imageHeatmap(trace, layout) {
       cmax: colour.zmax,
       colorscale: plotlyScale(colour.scale),
       showscale,
-      ...(showscale ? { colorbar: merge({ thickness: isPresenter() ? 24 : 14, len: 1, outlinewidth: 0 }, trace.colorbar || {}) } : {}),
+      // The colour bar's title beside it, not above it where it would meet the top tick label.
+      ...(showscale ? { colorbar: merge({ thickness: isPresenter() ? 24 : 14, len: 1, outlinewidth: 0, title: { side: "right" } }, trace.colorbar || {}) } : {}),
     },
   };
   const entry = {

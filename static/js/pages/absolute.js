@@ -36,7 +36,8 @@ startPage({
 
     const learnedPositions = positions.slice(0, data.learned_rows);
     // Side by side on a wide screen, one above the other on a phone.
-    const grid = panelGrid("plot-similarity", 2, 0.2);
+    // Each panel has its own colour bar: side by side only where both fit with their labels.
+    const grid = panelGrid("plot-similarity", 2, 0.2, 460);
     const stacked = grid.stacked;
     draw(
       "plot-similarity",

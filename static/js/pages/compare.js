@@ -66,7 +66,7 @@ function drawOffsets(data) {
     const suffix = i === 0 ? "" : String(i + 1);
     const axes = { xaxis: `x${suffix}`, yaxis: `y${suffix}` };
     const top = 1 - i * (height + gap);
-    layout[`yaxis${suffix}`] = axis("", { domain: [top - height, top], anchor: `x${suffix}` });
+    layout[`yaxis${suffix}`] = axis("", { domain: [top - height, top], anchor: `x${suffix}`, nticks: 4 });
     layout[`xaxis${suffix}`] = axis(i === n - 1 ? "offset Δ = key − query" : "", {
       anchor: `y${suffix}`,
       matches: i === 0 ? undefined : "x",

@@ -1,0 +1,253 @@
+"""A page that works in the room and in the hand (issue 14): the phone, the projector, resizing,
+controls in view, a small plot toolbar, colour scales that fit the data, and heatmap images whose
+pixels are the numbers' colours."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.main import create_app  # noqa: F401  (registers every view)
+from app.web.views import discover
+from tests.browser.helpers import ALL_PLOTS_DRAWN, DRAW_PENDING_JS, wait_for_plot
+
+pytestmark = pytest.mark.browser
+
+VIEWS = discover()
+NAMES = [view.name for view in VIEWS]
+
+# Bring every plot into view once (plots out of view wait to be drawn), then back to the top.
+SHOW_EVERY_PLOT_JS = """async () => {
+  for (const el of document.querySelectorAll('.plot')) {
+    el.scrollIntoView({ block: 'center' });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+  }
+  window.scrollTo(0, 0);
+}"""
+
+
+def open_at(browser, base_url, name, width, height, query=""):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    problems = []
+    page.on("console", lambda msg: msg.type == "error" and problems.append(msg.text))
+    page.on("pageerror", lambda exc: problems.append(str(exc)))
+    page.goto(f"{base_url}/{name}{query}")
+    page.wait_for_function(ALL_PLOTS_DRAWN)
+    page.evaluate(SHOW_EVERY_PLOT_JS)
+    page.wait_for_function(DRAW_PENDING_JS)
+    page.wait_for_timeout(150)
+    return context, page, problems
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_phone_never_scrolls_sideways_and_plots_use_the_full_width(browser, base_url, name):
+    context, page, problems = open_at(browser, base_url, name, 390, 844)
+    try:
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        widths = page.evaluate(
+            """() => [...document.querySelectorAll('.plot')].map((el) => [el.id,
+                 el.getBoundingClientRect().width, el.closest('.stage').clientWidth])"""
+        )
+        for plot_id, width, stage in widths:
+            assert width >= stage - 2, f"{plot_id} is {width:.0f} px wide in a {stage} px column"
+        # The controls come before the plots and fold away.
+        assert page.locator("#controls details.controls-box").count() == 1
+        assert problems == []
+    finally:
+        context.close()
+
+
+PRESENTER_TEXT_JS = """() => {
+  const small = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!node.textContent.trim() || !el || el.closest('math, svg, script, .plot-tip, option, [hidden]')) continue;
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0) continue;
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    if (size < 20) small.push(`${el.tagName}.${el.className}: ${size}px "${node.textContent.trim().slice(0, 30)}"`);
+  }
+  return small;
+}"""
+
+PLOT_TEXT_JS = """() => {
+  const small = [];
+  for (const text of document.querySelectorAll('.js-plotly-plot .main-svg text, .js-plotly-plot .main-svg tspan')) {
+    if (!text.textContent.trim()) continue;
+    const size = parseFloat(getComputedStyle(text).fontSize);
+    if (size < 16) small.push(`${text.closest('.js-plotly-plot').id}: ${size}px "${text.textContent.trim().slice(0, 20)}"`);
+  }
+  return small;
+}"""
+
+# Boxes of one plot's axis titles, tick labels, colour-bar labels and annotations that overlap.
+OVERLAPS_JS = """(id) => {
+  const gd = document.getElementById(id);
+  const box = (el) => el.getBoundingClientRect();
+  const visible = (r) => r.width > 0 && r.height > 0;
+  const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const groups = {};
+  for (const el of gd.querySelectorAll('.main-svg g[class*="tick"] text')) {
+    const axis = el.parentElement.getAttribute('class').replace(/tick.*/, '');
+    (groups[axis] ||= []).push(el);
+  }
+  const titles = [...gd.querySelectorAll('.main-svg [class$="title"] text, .main-svg text[class$="title"], .main-svg .annotation-text, .main-svg .cbtitle text')];
+  const ticks = Object.values(groups).flat();
+  const found = [];
+  for (const title of titles) {
+    const t = box(title);
+    if (!visible(t)) continue;
+    for (const tick of ticks) if (visible(box(tick)) && hit(t, box(tick))) found.push(`${title.textContent} × tick ${tick.textContent}`);
+  }
+  for (const [axis, labels] of Object.entries(groups)) {
+    const boxes = labels.map(box).filter(visible);
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      if (hit(boxes[i], boxes[j])) found.push(`${axis}: ${labels[i].textContent} × ${labels[j].textContent}`);
+    }
+  }
+  return found;
+}"""
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_presenter_mode_is_legible_from_the_back_of_the_room(browser, base_url, name):
+    context, page, problems = open_at(browser, base_url, name, 1280, 800, "?presenter=true")
+    try:
+        assert page.evaluate(PRESENTER_TEXT_JS) == []
+        assert page.evaluate(PLOT_TEXT_JS) == []
+        plots = page.evaluate(
+            """() => [...document.querySelectorAll('.plot')].map((el) => ({ id: el.id, height: el.getBoundingClientRect().height,
+                 plotlyLegend: el.querySelectorAll('.main-svg g.legend .traces').length }))"""
+        )
+        for plot in plots:
+            assert plot["height"] >= 0.6 * 800, f"{plot['id']} is {plot['height']:.0f} px tall"
+            assert plot["plotlyLegend"] == 0, f"{plot['id']} draws a legend inside the plot"
+            overlaps = page.evaluate(OVERLAPS_JS, plot["id"])
+            assert overlaps == [], f"{plot['id']}: {overlaps}"
+        assert problems == []
+    finally:
+        context.close()
+
+
+SIZES_JS = """() => [...document.querySelectorAll('.plot')].filter((el) => el._fullLayout).map((el) =>
+    [el.id, Math.round(el.clientWidth), Math.round(el._fullLayout.width), Math.round(el.clientHeight), Math.round(el._fullLayout.height)])"""
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_plots_follow_the_window_as_it_shrinks_and_grows(browser, base_url, name):
+    context, page, problems = open_at(browser, base_url, name, 1280, 900)
+    try:
+        def settled_sizes():
+            page.wait_for_timeout(250)
+            page.evaluate(SHOW_EVERY_PLOT_JS)
+            page.wait_for_function(DRAW_PENDING_JS)
+            page.wait_for_function(
+                f"() => ({SIZES_JS})().every(([id, w, fw, h, fh]) => Math.abs(w - fw) <= 1 && Math.abs(h - fh) <= 1)"
+            )
+            return page.evaluate(SIZES_JS)
+
+        wide = settled_sizes()
+        page.set_viewport_size({"width": 760, "height": 900})
+        narrow = settled_sizes()
+        page.set_viewport_size({"width": 1280, "height": 900})
+        again = settled_sizes()
+        assert all(n[1] < w[1] for n, w in zip(narrow, wide)), (wide, narrow)
+        assert again == wide
+        assert problems == []
+    finally:
+        context.close()
+
+
+def test_the_controls_stay_beside_the_plots_while_the_reader_scrolls(browser, base_url):
+    context, page, _ = open_at(browser, base_url, "relative", 1920, 1080)
+    try:
+        page.locator("#plot-alibi-bias").scroll_into_view_if_needed()
+        page.wait_for_timeout(100)
+        box = page.locator("form#controls").bounding_box()
+        plot = page.locator("#plot-alibi-bias").bounding_box()
+        assert box["y"] >= 0 and box["y"] < 100, box
+        assert box["x"] + box["width"] <= plot["x"]  # beside the plot, not over it
+    finally:
+        context.close()
+
+
+def test_the_plot_toolbar_is_small_stays_on_the_site_and_out_of_the_tab_order(page, base_url):
+    page.goto(f"{base_url}/spectrum")
+    page.wait_for_function(ALL_PLOTS_DRAWN)
+    page.evaluate(SHOW_EVERY_PLOT_JS)
+    buttons = page.evaluate(
+        """() => [...document.querySelectorAll('.plot')].map((el) => [...el.querySelectorAll('.modebar-btn')]
+            .map((b) => ({ title: b.getAttribute('data-title'), tab: b.getAttribute('tabindex'), href: b.getAttribute('href') })))"""
+    )
+    for plot_buttons in buttons:
+        assert len(plot_buttons) <= 2
+        assert all(b["tab"] == "-1" for b in plot_buttons)
+        assert all(not (b["href"] or "").startswith("http") for b in plot_buttons)
+    assert page.locator(".modebar a[href^='http']").count() == 0
+    assert page.locator(".plot [data-title*='Share'], .plot [data-title*='Edit']").count() == 0
+
+
+def _heatmap_colour(page, plot_id, index=0):
+    return page.evaluate(
+        "([id, i]) => { const e = document.getElementById(id)._heatmaps[i]; return { kind: e.colour.kind, zmin: e.colour.zmin, zmax: e.colour.zmax }; }",
+        [plot_id, index],
+    )
+
+
+def test_colour_scales_fit_the_data(page, base_url):
+    page.goto(f"{base_url}/scores")  # repeated content at the defaults: every score is negative
+    wait_for_plot(page, "plot-scores")
+    z = page.evaluate("() => document.getElementById('plot-scores')._shown[0].z.flat().filter((v) => v !== null)")
+    colour = _heatmap_colour(page, "plot-scores")
+    assert max(z) < 0 and colour["kind"] == "negative"
+    assert colour["zmax"] <= 0 and colour["zmin"] <= min(z) and colour["zmin"] >= 1.25 * min(z)
+    page.goto(f"{base_url}/scores?content=random")  # signs mixed: diverging, centred on 0
+    wait_for_plot(page, "plot-scores")
+    z = page.evaluate("() => document.getElementById('plot-scores')._shown[0].z.flat().filter((v) => v !== null)")
+    colour = _heatmap_colour(page, "plot-scores")
+    assert min(z) < 0 < max(z) and colour["kind"] == "diverging"
+    limit = max(-min(z), max(z))
+    assert colour["zmin"] == -colour["zmax"] and limit <= colour["zmax"] <= 1.25 * limit
+
+
+# The colour scales as plotly.py lists them (plotly.colors): interpolated linearly, as a colour bar is.
+RDBU = [(5, 48, 97), (33, 102, 172), (67, 147, 195), (146, 197, 222), (209, 229, 240), (247, 247, 247),
+        (253, 219, 199), (244, 165, 130), (214, 96, 77), (178, 24, 43), (103, 0, 31)]
+
+
+def _expected_rgb(stops, t):
+    t = min(1.0, max(0.0, t)) * (len(stops) - 1)
+    k = min(len(stops) - 2, int(t))
+    f = t - k
+    return [stops[k][c] + (stops[k + 1][c] - stops[k][c]) * f for c in range(3)]
+
+
+def test_heatmap_pixels_are_the_colours_of_the_twins_numbers(page, base_url):
+    page.goto(f"{base_url}/scores?content=random&seq_len=24&head_dim=8")
+    wait_for_plot(page, "plot-scores")
+    twin = page.evaluate(
+        "async () => (await fetch('/api/rope/scores?content=random&seq_len=24&head_dim=8', { headers: { Accept: 'application/json' } })).json()"
+    )
+    drawn = page.evaluate(
+        """() => {
+          const e = document.getElementById('plot-scores')._heatmaps[0];
+          const bytes = e.bitmap, width = e.width, height = e.height;
+          const pixels = [];
+          for (let r = 0; r < height; r++) for (let c = 0; c < width; c++) {
+            const o = 54 + 4 * (r * width + c);
+            pixels.push([bytes[o + 2], bytes[o + 1], bytes[o]]);  // BMP stores blue, green, red
+          }
+          const carrier = document.getElementById('plot-scores')._fullData[0].marker;
+          return { z: e.z, width, height, pixels, zmin: e.colour.zmin, zmax: e.colour.zmax, cmin: carrier.cmin, cmax: carrier.cmax };
+        }"""
+    )
+    assert drawn["z"] == twin["scores"]  # the numbers behind the image are the twin's, exactly
+    assert (drawn["width"], drawn["height"]) == (24, 24)
+    assert (drawn["cmin"], drawn["cmax"]) == (drawn["zmin"], drawn["zmax"])  # the colour bar's range
+    span = drawn["zmax"] - drawn["zmin"]
+    for r in range(24):  # the y axis runs downwards from query 0, so image row r is query r
+        for c in range(24):
+            expected = _expected_rgb(RDBU, (twin["scores"][r][c] - drawn["zmin"]) / span)
+            got = drawn["pixels"][r * 24 + c]
+            assert all(abs(g - e) <= 2 for g, e in zip(got, expected)), (r, c, got, expected)
