@@ -51,6 +51,10 @@ def describe_errors(errors: list[dict[str, Any]], models: list[type[BaseModel]])
     for error in errors:
         loc = [part if isinstance(part, (str, int)) else str(part) for part in error.get("loc", ())]
         fields = [part for part in loc if isinstance(part, str) and part not in ("query", "body", "path")]
+        named = getattr((error.get("ctx") or {}).get("error"), "field", None)
+        if not fields and isinstance(named, str) and named in known:
+            # A whole-model rule (app.core.scaling.ScalingError) names the field it concerns.
+            fields, loc = [named], [*loc, named]
         param = fields[0] if fields else ("body" if loc[:1] == ["body"] else "")
         item: dict[str, Any] = {"type": error.get("type", "value_error"), "loc": loc, "param": param}
         if param == "body" and fields == [] and models:
