@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import plotly
@@ -24,6 +25,10 @@ MAX_QUERY_ITEMS = 2048
 API_CACHE_SECONDS = 3600
 # Total size of the response bodies kept in memory for repeated requests (per worker).
 RESPONSE_CACHE_BYTES = 64 * 1024 * 1024
+# Seconds a client has to send a whole request (line, headers and body) once its connection opens
+# or its first byte arrives; then the connection is closed (app/web/connections.py).  `python -m app
+# --request-timeout` sets it for every worker through the environment.
+REQUEST_TIMEOUT_SECONDS = float(os.environ.get("PE_REQUEST_TIMEOUT", "20"))
 # Thread-pool size per worker process: requests are CPU-bound numpy on one core, so a few threads
 # keep it busy while bounding how many requests hold their working memory at once.
 THREADS_PER_WORKER = 4
