@@ -32,24 +32,8 @@ from typing import Any
 
 from app.core.scaling import COMMON_KEYS, DEFAULT_THETA, METHODS, RopeConfig, ScalingError, validate
 
-HF_KEYS = {
-    "rope_type",
-    "type",
-    "rope_theta",
-    "partial_rotary_factor",
-    "factor",
-    "original_max_position_embeddings",
-    "attention_factor",
-    "beta_fast",
-    "beta_slow",
-    "short_factor",
-    "long_factor",
-    "low_freq_factor",
-    "high_freq_factor",
-    "mscale",
-    "mscale_all_dim",
-    "truncate",
-}
+# Keys a RoPE dict may hold: the registry's fields of every method, the common ones, and the older "type".
+HF_KEYS = {"rope_type", "type", *COMMON_KEYS, *(name for method in METHODS.values() for name in (*method.required, *method.optional))}
 FLOAT_KEYS = {
     "rope_theta", "partial_rotary_factor", "factor", "attention_factor", "beta_fast", "beta_slow",
     "low_freq_factor", "high_freq_factor", "mscale", "mscale_all_dim",

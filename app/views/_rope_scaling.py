@@ -17,7 +17,8 @@ from app.core import scaling
 from app.web.params import UI, Params
 
 MAX_LENGTH = 1 << 27
-RopeType = Literal["default", "linear", "dynamic", "yarn", "longrope", "llama3", "ntk"]
+# The scaling registry is the one list of methods: a method added there is a choice here.
+RopeType = Literal.__getitem__(tuple(scaling.METHODS))  # type: ignore[attr-defined]
 
 
 def scaling_fields(hidden: bool) -> dict[str, Any]:
@@ -37,7 +38,11 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
     return {
         "rope_type": Annotated[
             RopeType,
-            Field(description="Scaling method: a transformers rope_type, or 'ntk' for the static NTK-aware base change."),
+            Field(
+                description="Scaling method: "
+                + "; ".join(f"'{m.name}' {m.title}" + ("" if m.hf_rope_type else " (not a transformers rope_type)") for m in scaling.METHODS.values())
+                + "."
+            ),
             ui("Scaling method (rope_type)"),
         ],
         "factor": Annotated[
