@@ -18,7 +18,7 @@ from app import __version__
 from app.settings import PLOTLY_JS, STATIC_DIR, THREADS_PER_WORKER
 from app.web import errors
 from app.web.access_log import AccessLogMiddleware
-from app.web.apidocs import operations
+from app.web.apidocs import openapi_with_shapes, operations
 from app.web.caching import cached_response, choose, gzipped, identity, respond
 from app.web.params import per_process
 from app.web.responses import dumps
@@ -87,6 +87,7 @@ def create_app() -> FastAPI:
         if router is not None:
             app.include_router(router)
     app.include_router(page_router(views))
+    app.openapi = lambda: openapi_with_shapes(app)  # type: ignore[method-assign]
 
     def render_error_page(request: Request, status: int, message: str) -> Response:
         return templates.TemplateResponse(

@@ -28,6 +28,7 @@ Adding a method is adding one :class:`Method` entry to :data:`METHODS`.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field, fields, replace
 from typing import Callable
 
@@ -317,8 +318,9 @@ def _check_longrope(config: RopeConfig) -> None:
             raise ScalingError(
                 name, f"{name} must have one value per rotated pair: r/2 = {pairs} values (got {len(values)})"
             )
-        if any(not (value > 0) for value in values):
-            raise ScalingError(name, f"every {name} value must be positive (θ_j is divided by it)")
+        # Positive and normal: θ_j is divided by it, and 1/(a subnormal) overflows to inf.
+        if any(not (value >= sys.float_info.min) for value in values):
+            raise ScalingError(name, f"every {name} value must be positive and at least {sys.float_info.min:.4g} (θ_j is divided by it)")
     if config.original_max_position_embeddings < 2:
         raise ScalingError(
             "original_max_position_embeddings", "original_max_position_embeddings must be at least 2 (its log divides)"

@@ -77,3 +77,14 @@ def test_integer_beyond_any_length_is_described_not_echoed(client):
     response = client.post("/api/rope/frequencies", content=text, headers={"content-type": "application/json"})
     assert response.status_code == 422
     assert "9" * 100 not in response.text and response.json()["detail"][0]["param"] == "max_position_embeddings"
+
+
+@pytest.mark.parametrize("field", ["short_factor", "long_factor"])
+def test_subnormal_longrope_factor_is_refused(client, field):
+    # θ_j divided by a subnormal overflows to inf: found by the fuzz run.
+    values = {name: ["1.0"] * 32 for name in ("short_factor", "long_factor")}
+    values[field] = ["1e-310"] + ["1.0"] * 31
+    params = [("head_dim", "64"), ("rope_type", "longrope"), ("factor", "2")] + [(n, v) for n, vs in values.items() for v in vs]
+    response = client.get("/api/rope/frequencies", params=params)
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["param"] == field
