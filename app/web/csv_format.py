@@ -1,8 +1,8 @@
 """CSV exports: numbers written with orjson's digits, the same text as the JSON twin.
 
 A view's ``csv`` function returns ``(header, rows)``: ``rows`` is a list of row lists, or for large
-tables a :class:`Columns` of numpy arrays (no Python lists built).  Numeric tables are written by one
-``orjson.dumps`` of the whole table, its brackets turned into commas and line ends: every float is
+tables a :class:`Columns` of numpy arrays (no Python lists built).  Numeric tables are written a row at a
+time by ``orjson.dumps``, its brackets dropped: every float is
 its shortest round-trip text (``1e-7``, ``0.000015``: what the JSON twin says, and what any CSV
 reader parses back to the same float64), integers stay integers, booleans are ``true``/``false``,
 and NaN/±inf and gaps (``None``, ``""``, masked cells) are empty cells, as they are ``null`` in JSON.
@@ -39,10 +39,9 @@ class Columns:
 
 def _cells(part: Any) -> np.ndarray:
     """A 2-D array with masked cells as NaN (written empty); integer columns with gaps become floats."""
-    array = np.ma.asarray(part)
-    if np.ma.is_masked(array):
-        array = array.astype(np.float64).filled(np.nan)
-    array = np.asarray(array)
+    if isinstance(part, np.ma.MaskedArray):
+        part = part.astype(np.float64).filled(np.nan) if np.ma.is_masked(part) else part.data
+    array = np.asarray(part)
     return array.reshape(len(array), -1) if array.ndim != 2 else array
 
 
@@ -50,31 +49,29 @@ def csv_bytes(header: Sequence[Any], rows: Any) -> bytes:
     """``header`` and ``rows`` as UTF-8 CSV with ``\\n`` line ends."""
     head = _with_csv_module([header])
     if isinstance(rows, Columns):
-        lines = [_numeric_lines(part) for part in rows.parts]
-        if not lines or not len(rows):
+        if not rows.parts or not len(rows):
             return head
-        return head + b"\n".join(b",".join(cells) for cells in zip(*lines)) + b"\n"
-    rows = [[None if cell == "" else cell for cell in row] for row in rows]
-    if any(isinstance(cell, str) for row in rows for cell in row):
-        return head + _with_csv_module([["" if cell is None else cell for cell in row] for row in rows])
-    try:
-        text = orjson.dumps(rows, option=_OPTIONS)  # b"[[a,b],[c,d]]"
-    except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, an unexpected type
-        return head + _with_csv_module([["" if cell is None else cell for cell in row] for row in rows])
-    return head + _json_rows_to_csv(text)
+        lines = zip(*([_cells_text(orjson.dumps(row, option=_OPTIONS)) for row in part] for part in rows.parts))
+        return head + b"\n".join(b",".join(cells) for cells in lines) + b"\n"
+    table, text = [], False
+    for row in rows:
+        if any(isinstance(cell, str) for cell in row):
+            if any(cell != "" for cell in row if isinstance(cell, str)):
+                text = True
+            row = [None if isinstance(cell, str) and cell == "" else cell for cell in row]
+        table.append(row)
+    if not text:
+        try:
+            return head + b"".join(_cells_text(orjson.dumps(row, option=_OPTIONS)) + b"\n" for row in table)
+        except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, an unexpected type
+            pass
+    return head + _with_csv_module([["" if cell is None else cell for cell in row] for row in table])
 
 
-def _numeric_lines(part: np.ndarray) -> list[bytes]:
-    text = _json_rows_to_csv(orjson.dumps(part, option=_OPTIONS))
-    return text[:-1].split(b"\n") if text else []
-
-
-def _json_rows_to_csv(text: bytes) -> bytes:
-    """``[[a,b],[c,d]]`` → ``a,b\\nc,d\\n``; ``null`` (NaN, ±inf, a gap) → an empty cell."""
-    inner = text[2:-2]
-    if not inner:
-        return b""
-    return inner.replace(b"],[", b"\n").replace(b"null", b"") + b"\n"
+def _cells_text(row: bytes) -> bytes:
+    """One row as orjson wrote it, ``[a,b,null]``, as CSV cells: ``a,b,`` (null: NaN, ±inf, a gap)."""
+    row = row[1:-1]
+    return row.replace(b"null", b"") if b"l" in row else row
 
 
 def _with_csv_module(rows: Any) -> bytes:
