@@ -4,7 +4,7 @@ A view's ``csv`` function returns ``(header, rows)``: ``rows`` is a list of row 
 tables a :class:`Columns` of numpy arrays (no Python lists built).  Numeric tables are written a row at a
 time by ``orjson.dumps``, its brackets dropped: every float is
 its shortest round-trip text (``1e-7``, ``0.000015``: what the JSON twin says, and what any CSV
-reader parses back to the same float64), integers stay integers, booleans are ``true``/``false``,
+reader parses back to the same float64), integers stay integers, booleans are ``True``/``False``,
 and NaN/±inf and gaps (``None``, ``""``, masked cells) are empty cells, as they are ``null`` in JSON.
 Tables with text cells go through Python's ``csv`` module, which quotes them; they are small.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -32,9 +33,13 @@ class Columns:
     def __len__(self) -> int:
         return len(self.parts[0]) if self.parts else 0
 
+    def __iter__(self):
+        return iter(self.rows())
+
     def rows(self) -> list[list[Any]]:
-        """The same table as row lists (for tests and the text fallback)."""
-        return [sum(row, []) for row in zip(*(part.tolist() for part in self.parts))] if self.parts else []
+        """The same table as row lists, ``None`` where a cell is written empty (masked, NaN, ±inf)."""
+        rows = [sum(row, []) for row in zip(*(part.tolist() for part in self.parts))] if self.parts else []
+        return [[None if isinstance(cell, float) and not math.isfinite(cell) else cell for cell in row] for row in rows]
 
 
 def _cells(part: Any) -> np.ndarray:
@@ -69,9 +74,14 @@ def csv_bytes(header: Sequence[Any], rows: Any) -> bytes:
 
 
 def _cells_text(row: bytes) -> bytes:
-    """One row as orjson wrote it, ``[a,b,null]``, as CSV cells: ``a,b,`` (null: NaN, ±inf, a gap)."""
+    """One row as orjson wrote it, ``[a,b,null,true]``, as CSV cells: ``a,b,,True`` (null: NaN, ±inf,
+    a gap; booleans as Python and earlier exports wrote them).  Numbers never hold these letters."""
     row = row[1:-1]
-    return row.replace(b"null", b"") if b"l" in row else row
+    if b"l" in row:
+        row = row.replace(b"null", b"")
+    if b"t" in row or b"f" in row:
+        row = row.replace(b"true", b"True").replace(b"false", b"False")
+    return row
 
 
 def _with_csv_module(rows: Any) -> bytes:

@@ -213,15 +213,9 @@ def _http_item(request: Request, exc: HTTPException, headers: dict[str, str]) ->
 
 def _body_too_large() -> Response:
     from app.settings import MAX_BODY_BYTES
+    from app.web.security import error_body
 
-    item = {
-        "type": "too_large",
-        "loc": ["body"],
-        "param": "body",
-        "msg": "Request body too large",
-        "allowed": f"at most {MAX_BODY_BYTES} bytes",
-    }
-    return JSONBytes(dumps({"detail": [item]}), status_code=413)
+    return JSONBytes(error_body("too_large", "body", "Request body too large", f"at most {MAX_BODY_BYTES} bytes"), status_code=413)
 
 
 def _wants_html(request: Request) -> bool:

@@ -68,7 +68,7 @@ def test_integer_boolean_and_float_columns_mixed():
         lines = parsed(csv_bytes(["i", "x", "flag"], table))[1:]
         assert [int(line[0]) for line in lines] == ints.tolist()
         assert all(same_float(line[1], x) for line, x in zip(lines, floats))
-        assert [line[2] for line in lines] == ["true" if f else "false" for f in flags]
+        assert [line[2] for line in lines] == [str(bool(f)) for f in flags]
 
 
 def test_gaps_and_masked_cells_are_empty():
@@ -120,7 +120,7 @@ def _cells_equal(text: str, value) -> bool:
     if value is None or value == "":
         return text == ""
     if isinstance(value, bool):
-        return text == ("true" if value else "false")
+        return text == str(value)
     if isinstance(value, (int, np.integer)):
         return text == str(int(value))
     if isinstance(value, (float, np.floating)):
