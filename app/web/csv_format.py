@@ -1,8 +1,8 @@
 """CSV exports: numbers written with orjson's digits, the same text as the JSON twin.
 
 A view's ``csv`` function returns ``(header, rows)``: ``rows`` is a list of row lists, or for large
-tables a :class:`Columns` of numpy arrays (no Python lists built).  Numeric tables are written a row at a
-time by ``orjson.dumps``, its brackets dropped: every float is
+tables a :class:`Columns` of numpy arrays (no Python lists built).  Numeric tables are written by one
+``orjson.dumps`` per table (or per :class:`Columns` part), split into lines: every float is
 its shortest round-trip text (``1e-7``, ``0.000015``: what the JSON twin says, and what any CSV
 reader parses back to the same float64), integers stay integers, booleans are ``True``/``False``,
 and NaN/±inf and gaps (``None``, ``""``, masked cells) are empty cells, as they are ``null`` in JSON.
@@ -56,8 +56,9 @@ def csv_bytes(header: Sequence[Any], rows: Any) -> bytes:
     if isinstance(rows, Columns):
         if not rows.parts or not len(rows):
             return head
-        lines = zip(*([_cells_text(orjson.dumps(row, option=_OPTIONS)) for row in part] for part in rows.parts))
-        return head + b"\n".join(b",".join(cells) for cells in lines) + b"\n"
+        parts = [_lines(orjson.dumps(part, option=_OPTIONS)) for part in rows.parts]
+        lines = parts[0] if len(parts) == 1 else [b",".join(cells) for cells in zip(*parts)]
+        return head + b"\n".join(lines) + b"\n"
     table, text = [], False
     for row in rows:
         if any(isinstance(cell, str) for cell in row):
@@ -65,23 +66,26 @@ def csv_bytes(header: Sequence[Any], rows: Any) -> bytes:
                 text = True
             row = [None if isinstance(cell, str) and cell == "" else cell for cell in row]
         table.append(row)
+    if not table:
+        return head
     if not text:
         try:
-            return head + b"".join(_cells_text(orjson.dumps(row, option=_OPTIONS)) + b"\n" for row in table)
+            return head + b"\n".join(_lines(orjson.dumps(table, option=_OPTIONS))) + b"\n"
         except (TypeError, orjson.JSONEncodeError):  # an integer beyond 64 bits, an unexpected type
             pass
     return head + _with_csv_module([["" if cell is None else cell for cell in row] for row in table])
 
 
-def _cells_text(row: bytes) -> bytes:
-    """One row as orjson wrote it, ``[a,b,null,true]``, as CSV cells: ``a,b,,True`` (null: NaN, ±inf,
-    a gap; booleans as Python and earlier exports wrote them).  Numbers never hold these letters."""
-    row = row[1:-1]
-    if b"l" in row:
-        row = row.replace(b"null", b"")
-    if b"t" in row or b"f" in row:
-        row = row.replace(b"true", b"True").replace(b"false", b"False")
-    return row
+def _lines(text: bytes) -> list[bytes]:
+    """A table as orjson wrote it, ``[[a,b],[null,true]]``, as CSV lines ``a,b`` and ``,True``
+    (null: NaN, ±inf, a gap; booleans as Python and earlier exports wrote them).  Numbers never
+    hold these letters, so the replacements touch nothing else."""
+    inner = text[2:-2]
+    if b"l" in inner:
+        inner = inner.replace(b"null", b"")
+    if b"t" in inner or b"f" in inner:
+        inner = inner.replace(b"true", b"True").replace(b"false", b"False")
+    return inner.split(b"],[")
 
 
 def _with_csv_module(rows: Any) -> bytes:
