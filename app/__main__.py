@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 
 import uvicorn
+
+from app import settings
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -14,8 +17,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument(
+        "--request-timeout", type=float, default=None,
+        help=f"seconds a client has to send a whole request before its connection is closed (default {settings.REQUEST_TIMEOUT_SECONDS:g})",
+    )
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     args = parser.parse_args(argv)
+    if args.request_timeout is not None:
+        if not 0 < args.request_timeout <= 3600:
+            parser.error("--request-timeout must be in (0, 3600] seconds")
+        os.environ["PE_REQUEST_TIMEOUT"] = repr(args.request_timeout)  # read by each worker's app.settings
+        settings.REQUEST_TIMEOUT_SECONDS = args.request_timeout  # and by this process (one worker)
     # After its graceful shutdown uvicorn re-raises the SIGTERM it caught; a shutdown on request is
     # a success, so end with status 0 (what container runtimes and supervisors expect).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -28,6 +40,7 @@ def main(argv: list[str] | None = None) -> None:
         log_level=args.log_level,
         access_log=False,  # app.web.access_log logs each request once, off the hot path
         timeout_graceful_shutdown=10,
+        http="app.web.connections:GuardedHttpToolsProtocol",  # a deadline per request (slowloris)
     )
 
 

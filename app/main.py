@@ -2,35 +2,63 @@
 
 from __future__ import annotations
 
-import gzip
 import importlib
+import mimetypes
 import pkgutil
+from contextlib import asynccontextmanager
+from pathlib import Path
 
+import anyio.to_thread
 from fastapi import FastAPI
-from starlette.middleware.gzip import DEFAULT_EXCLUDED_CONTENT_TYPES, GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
 from app import __version__
-from app.settings import GZIP_LEVEL, PLOTLY_JS, STATIC_DIR
+from app.settings import PLOTLY_JS, STATIC_DIR, THREADS_PER_WORKER
 from app.web import errors
-from app.web.apidocs import operations
-from app.web.params import per_process
-from app.web.responses import COMPACT_MEDIA_TYPE
-from app.web.routing import api_router, page_router
 from app.web.access_log import AccessLogMiddleware
+from app.web.apidocs import openapi_with_shapes, operations
+from app.web.caching import cached_response, choose, gzipped, identity, respond
+from app.web.params import per_process
+from app.web.responses import dumps
+from app.web.routing import api_router, page_router
 from app.web.security import SecurityMiddleware
 from app.web.templating import templates
 from app.web.views import discover, ordered
 
 PLOTLY_PATH = "/vendor/plotly.min.js"
+# Static files are revalidated on every use (no-cache; 304 when unchanged): page scripts import
+# modules under unversioned URLs, so a long max-age could mix two releases.
+STATIC_CACHE_CONTROL = "no-cache"
+
+
+class Static(StaticFiles):
+    """Static files through the same cache and conditional GET as everything else: gzip made once
+    per file version, with an ETag per encoding (Starlette's own gives both encodings one ETag)."""
+
+    def file_response(self, full_path, stat_result, scope, status_code=200) -> Response:  # type: ignore[override]
+        request = Request(scope)
+        media_type = mimetypes.guess_type(str(full_path))[0] or "application/octet-stream"
+        key = ("static", str(full_path), stat_result.st_mtime_ns, stat_result.st_size)
+        return cached_response(
+            request, key, Path(full_path).read_bytes, media_type, "static", cache_control=STATIC_CACHE_CONTROL
+        )
 
 
 @per_process
-def _plotly_bytes() -> tuple[bytes, bytes, str]:
-    raw = PLOTLY_JS.read_bytes()
-    return raw, gzip.compress(raw, 6), f'"plotly-{PLOTLY_JS.stat().st_mtime_ns:x}-{len(raw)}"'
+def _plotly() -> tuple:
+    """plotly.js (4.6 MB) and its gzip, made once per process and kept outside the response cache."""
+    raw = identity(PLOTLY_JS.read_bytes(), "text/javascript", "plotly")
+    return raw, gzipped(raw, level=6)  # once per process, so the smaller level-6 file (1.4 MB)
+
+
+@asynccontextmanager
+async def lifespan(app: FastAPI):
+    # Requests are CPU-bound numpy on one core per worker: more threads than a few only let more
+    # requests hold their working memory at once (40 by default, up to ~50 MB each at the largest sizes).
+    anyio.to_thread.current_default_thread_limiter().total_tokens = THREADS_PER_WORKER
+    yield
 
 
 def create_app() -> FastAPI:
@@ -40,23 +68,18 @@ def create_app() -> FastAPI:
         version=__version__,
         description=(
             "JSON API of the Positional Encoding Explorer.  Every page of the explorer has a JSON twin here "
-            "taking the same query parameters; every GET response is a pure function of its URL."
+            "taking the same query parameters; every GET response is a pure function of its URL.  A list "
+            "parameter is given by repeating its name (`pairs=0&pairs=63`)."
         ),
         docs_url=None,
         redoc_url=None,
+        openapi_url=None,  # served below, cached and revalidated like every other GET
+        lifespan=lifespan,
     )
-    # Compact twin bodies are gzipped by their route when small, and sent as they are when large (app/web/routing.py),
-    # and CSV exports are gzipped (or not, when too large) by their route (app/web/routing.py):
-    # the middleware leaves them alone.
-    app.add_middleware(
-        GZipMiddleware,
-        minimum_size=1024,
-        compresslevel=GZIP_LEVEL,
-        exclude_content_types=(*DEFAULT_EXCLUDED_CONTENT_TYPES, COMPACT_MEDIA_TYPE, "text/csv"),
-    )
+    # No compression middleware: each route decides once whether its body is worth gzip (app/web/caching.py).
     app.add_middleware(SecurityMiddleware)
     app.add_middleware(AccessLogMiddleware)  # outermost: times the whole response
-    app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
+    app.mount("/static", Static(directory=str(STATIC_DIR)), name="static")
 
     app.include_router(api_router(views))
     for module in pkgutil.iter_modules(importlib.import_module("app.views").__path__):
@@ -64,6 +87,7 @@ def create_app() -> FastAPI:
         if router is not None:
             app.include_router(router)
     app.include_router(page_router(views))
+    app.openapi = lambda: openapi_with_shapes(app)  # type: ignore[method-assign]
 
     def render_error_page(request: Request, status: int, message: str) -> Response:
         return templates.TemplateResponse(
@@ -72,13 +96,22 @@ def create_app() -> FastAPI:
 
     errors.install(app, render_error_page)
 
+    def page(request: Request, template: str, **context) -> bytes:
+        return templates.TemplateResponse(request, template, {"nav": ordered(), **context}).body
+
     @app.get("/", include_in_schema=False)
-    def home(request: Request) -> HTMLResponse:
-        return templates.TemplateResponse(request, "home.html", {"nav": ordered()})
+    def home(request: Request) -> Response:
+        make = lambda: page(request, "home.html")  # noqa: E731
+        return cached_response(request, ("home",), make, "text/html", "page", cache_control="no-cache")
 
     @app.get("/docs", include_in_schema=False)
-    def api_docs(request: Request) -> HTMLResponse:
-        return templates.TemplateResponse(request, "docs.html", {"nav": ordered(), "operations": operations(app.openapi())})
+    def api_docs(request: Request) -> Response:
+        make = lambda: page(request, "docs.html", operations=operations(app.openapi()))  # noqa: E731
+        return cached_response(request, ("docs",), make, "text/html", "page", cache_control="no-cache")
+
+    @app.get("/openapi.json", include_in_schema=False)
+    def openapi_json(request: Request) -> Response:
+        return cached_response(request, ("openapi",), lambda: dumps(app.openapi()), "application/json", "json", cache_control="no-cache")
 
     @app.get("/healthz", tags=["Service"], summary="Liveness check")
     def healthz() -> JSONResponse:
@@ -86,14 +119,7 @@ def create_app() -> FastAPI:
 
     @app.get(PLOTLY_PATH, include_in_schema=False)
     def plotly_js(request: Request) -> Response:
-        raw, compressed, etag = _plotly_bytes()
-        headers = {"ETag": etag, "Cache-Control": "public, max-age=86400", "Vary": "Accept-Encoding"}
-        if etag in request.headers.get("if-none-match", ""):
-            return Response(status_code=304, headers=headers)
-        if "gzip" in request.headers.get("accept-encoding", ""):
-            headers["Content-Encoding"] = "gzip"
-            return Response(compressed, media_type="text/javascript", headers=headers)
-        return Response(raw, media_type="text/javascript", headers=headers)
+        return respond(request, choose(request, *_plotly()), cache_control="public, max-age=86400")
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> RedirectResponse:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import plotly
@@ -17,9 +18,19 @@ MAX_HEATMAP_CELLS = 512
 MAX_CURVE_COLUMNS = 2000
 # Request bodies larger than this are refused before parsing (HTTP 413).
 MAX_BODY_BYTES = 256 * 1024
+# Query items (name=value pairs) in one request: the largest valid query has 1024 list values (two
+# LongRoPE factor lists of 512) and a few dozen fields; more is refused before parsing (HTTP 422).
+MAX_QUERY_ITEMS = 2048
 # Cache-Control for GET API responses: each is a pure function of its URL and the app version.
 API_CACHE_SECONDS = 3600
 # Total size of the response bodies kept in memory for repeated requests (per worker).
 RESPONSE_CACHE_BYTES = 64 * 1024 * 1024
+# Seconds a client has to send a whole request (line, headers and body) once its connection opens
+# or its first byte arrives; then the connection is closed (app/web/connections.py).  `python -m app
+# --request-timeout` sets it for every worker through the environment.
+REQUEST_TIMEOUT_SECONDS = float(os.environ.get("PE_REQUEST_TIMEOUT", "20"))
+# Thread-pool size per worker process: requests are CPU-bound numpy on one core, so a few threads
+# keep it busy while bounding how many requests hold their working memory at once.
+THREADS_PER_WORKER = 4
 # gzip level for JSON and pages: 4 compresses float-heavy JSON ~4x at a fifth of level 9's cost.
 GZIP_LEVEL = 4

@@ -12,7 +12,7 @@ import sys
 from bench.report import Report
 from bench.server import ROOT
 
-SECTIONS = ("server", "browser", "load")
+SECTIONS = ("server", "browser", "load", "fuzz")
 
 
 def machine() -> str:
@@ -78,6 +78,12 @@ def main(argv: list[str] | None = None) -> int:
         print("== load (wrk)", file=sys.stderr, flush=True)
         out = load.run(report, duration=args.duration)
         details += ["### wrk output", "", "```", out.strip(), "```", ""]
+    if "fuzz" in sections:
+        from bench import fuzz
+
+        print("== schemathesis, the big run", file=sys.stderr, flush=True)
+        out = fuzz.run(report, quick=args.quick)
+        details += ["### schemathesis cases per operation", "", "```", out.strip(), "```", ""]
     finished = dt.datetime.now().astimezone()
 
     table = report.markdown()

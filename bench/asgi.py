@@ -1,12 +1,12 @@
 """Server time per API request, measured in-process by calling the ASGI app directly.
 
 No socket and no HTTP client: each request is one ``await app(scope, receive, send)`` on the full
-application (routing, validation, the generated endpoint, memoisation, orjson, ETag, GZip and
-security middleware), timed with ``perf_counter`` from the call to the last body chunk.  This is
+application (routing, validation, the generated endpoint, the response cache, orjson, ETag, gzip and
+the security middleware), timed with ``perf_counter`` from the call to the last body chunk.  This is
 the time a worker spends on the request, without the client's own overhead.
 
-*cold*: every ``functools.lru_cache`` in the ``app`` package is cleared before the request (the
-memoised ``computed`` in ``app.web.routing`` and each module's own caches), so the figure is
+*cold*: every cache of results in the ``app`` package is cleared before the request
+(``app.web.caching.RESPONSE_CACHE`` and any module's ``functools.lru_cache``), so the figure is
 validation + compute + serialisation.  *warm*: the same request again, served from the cache.
 """
 
@@ -30,7 +30,7 @@ class Reply:
 
 def clear_caches() -> int:
     """Clear every cache of computed results in the app package: each ``functools.lru_cache``
-    function and each module-level cache object (``app.web.routing.RESPONSE_CACHE``: anything with
+    function and each module-level cache object (``app.web.caching.RESPONSE_CACHE``: anything with
     get/put/clear).  Caches marked ``per_process`` (``app.web.params.per_process``: model schemas,
     fixed formulas, static files) stay warm: a server fills them once, whatever the parameters.
     Returns how many were cleared."""

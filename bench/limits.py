@@ -49,12 +49,14 @@ class Case:
     path: str
     values: dict[str, Any]
     page: bool = False  # the HTML page rather than the API twin
+    raw_query: str | None = None  # sent as it is (invalid requests), instead of ``values``
+    raw_body: bytes | None = None
 
     @property
     def url(self) -> str:
         if self.method == "POST":
             return self.path
-        query = query_string(self.values)
+        query = query_string(self.values) if self.raw_query is None else self.raw_query
         return self.path + ("?" + query if query else "")
 
     @property
@@ -64,9 +66,13 @@ class Case:
 
     @property
     def body(self) -> bytes | None:
+        if self.raw_body is not None:
+            return self.raw_body
         return json.dumps(self.values).encode() if self.method == "POST" else None
 
     def describe(self, limit: int = 70) -> str:
+        if self.raw_query is not None or self.raw_body is not None:
+            return str(self.values.get("what", "invalid"))
         parts = [f"{k}=[{len(v)}]" if isinstance(v, (list, tuple)) else f"{k}={v}" for k, v in self.values.items()]
         text = ", ".join(parts) or "defaults"
         return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -320,6 +326,42 @@ def all_cases(app, max_variants: int = MAX_VARIANTS) -> dict[str, list[Case]]:
     return cases
 
 
+# ---- invalid requests at every size allowed ------------------------------------------------------
+
+
+def invalid_cases(app) -> dict[str, list[Case]]:
+    """Requests that must be refused, as large as the server lets them be: as many unknown
+    parameters as a query may hold (MAX_QUERY_ITEMS), every list field with as many bad values,
+    every numeric field a number of 60,000 digits (a request line stays under 64 KiB), and for each
+    POST a body of MAX_BODY_BYTES of numbers too large for a float.  Labelled ``INVALID ...``."""
+    from app.settings import MAX_BODY_BYTES, MAX_QUERY_ITEMS
+    from app.web import errors
+
+    cases: dict[str, list[Case]] = {}
+    spec = app.openapi()
+    for path, methods in spec["paths"].items():
+        if "get" in methods and path.startswith("/api/") and errors.MODELS_BY_PATH.get(path):
+            model = errors.MODELS_BY_PATH[path][0]
+            label = f"INVALID GET {path}"
+            found = [Case(label, "GET", path, {"what": f"{MAX_QUERY_ITEMS} unknown parameters"},
+                          raw_query="&".join(f"no_such_{i}=1" for i in range(MAX_QUERY_ITEMS)))]
+            for name, prop in _properties(model).items():
+                if prop.get("type") == "array":
+                    found.append(Case(label, "GET", path, {"what": f"{name}: {MAX_QUERY_ITEMS} bad values"},
+                                      raw_query="&".join(f"{name}=x{i}" for i in range(MAX_QUERY_ITEMS))))
+                elif prop.get("type") in ("integer", "number"):
+                    found.append(Case(label, "GET", path, {"what": f"{name}: a number of 60,000 digits"}, raw_query=f"{name}=" + "9" * 60_000))
+            cases[label] = found
+        if "post" in methods:
+            label = f"INVALID POST {path}"
+            numbers = b"[" + b",".join([b"9" * 400] * (MAX_BODY_BYTES // 402)) + b"]"
+            cases[label] = [
+                Case(label, "POST", path, {"what": "a body of integers of 400 digits"}, raw_body=b'{"q": ' + numbers + b"}"),
+                Case(label, "POST", path, {"what": "a body of 2-level lists"}, raw_body=b'{"q": [' + b"[1]," * (MAX_BODY_BYTES // 5) + b"[1]]}"),
+            ]
+    return cases
+
+
 # ---- measuring -----------------------------------------------------------------------------------
 
 
@@ -384,6 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="cold runs per operation (median)")
     parser.add_argument("--only", default="", help="substring of the operation labels to run")
     parser.add_argument("--no-pages", action="store_true", help="skip the HTML pages")
+    parser.add_argument("--no-invalid", action="store_true", help="skip the invalid requests")
     args = parser.parse_args(argv)
 
     from app.main import create_app
@@ -393,7 +436,10 @@ def main(argv: list[str] | None = None) -> int:
     caller, loop = Caller(app), asyncio.new_event_loop()
     rows = []
     try:
-        for label, cases in all_cases(app).items():
+        everything = all_cases(app)
+        if not args.no_invalid:
+            everything.update(invalid_cases(app))
+        for label, cases in everything.items():
             if args.only not in label or (args.no_pages and label.startswith("PAGE")) or not cases:
                 continue
             rows.append(worst(caller, loop, cases, args.repeats))

@@ -49,24 +49,8 @@ from typing import Any
 
 from app.core.scaling import COMMON_KEYS, DEFAULT_THETA, METHODS, RopeConfig, ScalingError, validate
 
-HF_KEYS = {
-    "rope_type",
-    "type",
-    "rope_theta",
-    "partial_rotary_factor",
-    "factor",
-    "original_max_position_embeddings",
-    "attention_factor",
-    "beta_fast",
-    "beta_slow",
-    "short_factor",
-    "long_factor",
-    "low_freq_factor",
-    "high_freq_factor",
-    "mscale",
-    "mscale_all_dim",
-    "truncate",
-}
+# Keys a RoPE dict may hold: the registry's fields of every method, the common ones, and the older "type".
+HF_KEYS = {"rope_type", "type", *COMMON_KEYS, *(name for method in METHODS.values() for name in (*method.required, *method.optional))}
 FLOAT_KEYS = {
     "rope_theta", "partial_rotary_factor", "factor", "attention_factor", "beta_fast", "beta_slow",
     "low_freq_factor", "high_freq_factor", "mscale", "mscale_all_dim",
@@ -86,9 +70,26 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _shown(value: Any) -> str:
+    """``repr(value)``, except that an integer too long to read is described, not echoed."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return "an integer of about %d digits" % (value.bit_length() * 0.30103 + 1)
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _finite(value: Any) -> bool:
+    """A JSON number that is a finite float64 (an integer literal of 310+ digits is not: float() overflows)."""
+    try:
+        return _is_number(value) and math.isfinite(float(value))
+    except OverflowError:
+        return False
+
+
 def _number(where: str, value: Any, low: float | None = None, high: float | None = None, strict_low: bool = False) -> float:
-    if not _is_number(value) or not math.isfinite(value):
-        raise ScalingError(where, f"{where} must be a number (got {value!r})")
+    if not _finite(value):
+        raise ScalingError(where, f"{where} must be a finite number (got {_shown(value)})")
+    value = float(value)
     if low is not None and (value <= low if strict_low else value < low):
         raise ScalingError(where, f"{where} must be {'>' if strict_low else '≥'} {low:g} (got {value:g})")
     if high is not None and value > high:
@@ -98,9 +99,9 @@ def _number(where: str, value: Any, low: float | None = None, high: float | None
 
 def _integer(where: str, value: Any, low: int = 1, high: int = MAX_LENGTH) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
-        raise ScalingError(where, f"{where} must be an integer (got {value!r})")
+        raise ScalingError(where, f"{where} must be an integer (got {_shown(value)})")
     if not low <= value <= high:
-        raise ScalingError(where, f"{where} must be between {low} and {high} (got {value})")
+        raise ScalingError(where, f"{where} must be between {low} and {high} (got {_shown(value)})")
     return int(value)
 
 
@@ -420,7 +421,7 @@ def _rope_config(top: dict[str, Any], setting: dict[str, Any], seq_len: int | No
             values["truncate"] = bool(value)
             continue
         if key in LIST_KEYS:
-            if not isinstance(value, list) or not all(_is_number(item) and math.isfinite(item) for item in value):
+            if not isinstance(value, list) or not all(_finite(item) for item in value):
                 raise ScalingError(where, f"{key} must be a list of numbers")
             if len(value) > MAX_HEAD_DIM // 2:
                 raise ScalingError(where, f"{key} has more values than any head has pairs")

@@ -28,6 +28,7 @@ Adding a method is adding one :class:`Method` entry to :data:`METHODS`.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field, fields, replace
 from typing import Callable
 
@@ -321,6 +322,15 @@ def _check_yarn(config: RopeConfig) -> None:
             f"beta_fast ({config.beta_fast or 32:g}) must be at least beta_slow ({config.beta_slow or 1:g}); "
             "0 or null means the defaults 32 and 1",
         )
+    # A tiny positive beta (below ~1e-305) makes L0/(2π·beta) overflow: the correction dimension is
+    # infinite, transformers fails on math.floor/ceil(inf) with truncate and computes NaN without it.
+    for name, turns in (("beta_fast", config.beta_fast or 32), ("beta_slow", config.beta_slow or 1)):
+        if not math.isfinite(correction_dim(turns, config.rotary_dim, config.rope_theta, config.original_max_position_embeddings)):
+            raise ScalingError(
+                name,
+                f"{name} ({turns:g}) is so small that original_max_position_embeddings / (2π·{name}) overflows; "
+                "use 0 for the default or a value of at least 1e-300",
+            )
     _check_attention_factor(config)
     if config.factor is None and config.original_max_position_embeddings > config.max_position_embeddings:
         raise ScalingError(
@@ -345,8 +355,9 @@ def _check_longrope(config: RopeConfig) -> None:
             raise ScalingError(
                 name, f"{name} must have one value per rotated pair: r/2 = {pairs} values (got {len(values)})"
             )
-        if any(not (value > 0) for value in values):
-            raise ScalingError(name, f"every {name} value must be positive (θ_j is divided by it)")
+        # Positive and normal: θ_j is divided by it, and 1/(a subnormal) overflows to inf.
+        if any(not (value >= sys.float_info.min) for value in values):
+            raise ScalingError(name, f"every {name} value must be positive and at least {sys.float_info.min:.4g} (θ_j is divided by it)")
     if config.original_max_position_embeddings < 2:
         raise ScalingError(
             "original_max_position_embeddings", "original_max_position_embeddings must be at least 2 (its log divides)"

@@ -22,7 +22,8 @@ MAX_LENGTH = 1 << 27
 # Llama 3's smoothing band runs from L/high_freq_factor to L/low_freq_factor; equal factors (as
 # Llama 4 ships them) leave it empty, which transformers computes without trouble.
 LLAMA3_BANDS = "not below low_freq_factor = {low_freq_factor}; equal factors, as in Llama 4, leave no blended band"
-RopeType = Literal["default", "linear", "dynamic", "yarn", "longrope", "llama3", "ntk"]
+# The scaling registry is the one list of methods: a method added there is a choice here.
+RopeType = Literal.__getitem__(tuple(scaling.METHODS))  # type: ignore[attr-defined]
 
 
 def per_pair(name: str) -> Require:
@@ -50,7 +51,11 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
     return {
         "rope_type": Annotated[
             RopeType,
-            Field(description="Scaling method: a transformers rope_type, or 'ntk' for the static NTK-aware base change."),
+            Field(
+                description="Scaling method: "
+                + "; ".join(f"'{m.name}' {m.title}" + ("" if m.hf_rope_type else " (not a transformers rope_type)") for m in scaling.METHODS.values())
+                + "."
+            ),
             ui("Scaling method (rope_type)"),
             Require(
                 "rope_type not in ('dynamic', 'ntk') or int(head_dim * partial_rotary_factor) > 2",

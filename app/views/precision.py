@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated, Any
 
 import numpy as np
@@ -58,8 +57,6 @@ class PrecisionParams(Params):
     ] = (0, 16, 40, 63)
 
 
-# Memoised: the CSV route computes the result a second time after the JSON twin's cache lookup.
-@lru_cache(maxsize=8)
 def compute_precision(params: PrecisionParams) -> dict[str, Any]:
     r = rotary_dim(params.head_dim, params.partial_rotary_factor)
     theta = base_inv_freq(r, params.base)

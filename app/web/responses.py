@@ -7,7 +7,6 @@ natively; NaN and ±inf become ``null`` (the score matrix uses NaN for masked ce
 from __future__ import annotations
 
 import base64
-import gzip
 import zlib
 from typing import Any
 
@@ -17,7 +16,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from app import __version__
-from app.settings import API_CACHE_SECONDS, GZIP_LEVEL
 
 _OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 
@@ -62,35 +60,6 @@ class JSONBytes(Response):
     media_type = "application/json"
 
 
-def compress(body: bytes) -> bytes | None:
-    """gzip once, when it is worth it; the result is cached beside the body."""
-    return gzip.compress(body, GZIP_LEVEL, mtime=0) if len(body) >= 1024 else None
-
-
-def cached_json(
-    request: Request,
-    body: bytes,
-    etag: str,
-    compressed: bytes | None = None,
-    *,
-    media_type: str | None = None,
-    vary: str = "Accept-Encoding",
-) -> Response:
-    """A GET response that proxies and browsers may cache: ETag, Cache-Control, 304 on match.
-
-    ``compressed`` is the body gzipped ahead of time: sent when the client accepts gzip, so a
-    repeated request costs no compression (the gzip middleware leaves encoded responses alone).
-    ``media_type`` overrides ``application/json`` (the compact encoding); ``vary`` names the
-    request headers the body depends on.
-    """
-    headers = {"ETag": etag, "Cache-Control": f"public, max-age={API_CACHE_SECONDS}", "Vary": vary}
-    if etag in request.headers.get("if-none-match", ""):
-        return Response(status_code=304, headers=headers)
-    if compressed is not None and "gzip" in request.headers.get("accept-encoding", ""):
-        return JSONBytes(compressed, headers={**headers, "Content-Encoding": "gzip"}, media_type=media_type)
-    return JSONBytes(body, headers=headers, media_type=media_type)
-
-
 # ---- compact encoding (opt-in, for the pages) ------------------------------------------------------
 #
 # JSON text is exact but slow to parse: a 512 × 512 heatmap is 5 MB of digits and costs the
@@ -108,7 +77,7 @@ COMPACT_MEDIA_TYPE = "application/vnd.pe-explorer.compact+json"
 COMPACT_MIN_ITEMS = 1024
 # The bytes are not compressed here: the float64 values of a trigonometric table or a score matrix
 # have little redundancy (zlib level 1 saves ~11% of a 512 × 512 table for ~90 ms of CPU), and
-# large compact bodies are not gzipped either (routing.COMPACT_GZIP_MAX_BYTES).
+# large compact bodies are not gzipped either (caching.COMPACT_GZIP_MAX_BYTES).
 
 
 def wants_compact(request: Request) -> bool:

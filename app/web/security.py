@@ -1,16 +1,24 @@
-"""Security headers and request-size limits, as a pure ASGI middleware (no per-request task).
+"""The HTTP edge of the app, as one pure ASGI middleware (no per-request task, no body buffering).
 
-The Content-Security-Policy allows scripts, styles, images and connections only from this
-origin; page data travels in ``<script type="application/json">`` blocks, so no inline
-script is needed.  Framing is refused except for embed-mode pages, which set their own
-``frame-ancestors`` before this middleware fills in the defaults.
+- Security headers on every response (:data:`DEFAULT_HEADERS`; a response that sets one keeps its
+  own).  The Content-Security-Policy allows scripts, styles, images and connections only from this
+  origin; page data travels in ``<script type="application/json">`` blocks, so no inline script is
+  needed.  Framing is refused except for embed-mode pages, which set their own ``frame-ancestors``.
+- Request-size limits: bodies above ``MAX_BODY_BYTES`` (413) and queries of more than
+  ``MAX_QUERY_ITEMS`` items (422) are refused before anything parses them.
+- HEAD is answered as GET without the body, on every GET route (FastAPI routes only take the
+  methods they list, and ``curl -I`` must work).
+- Redirects stay on this site: a ``Location`` built from the request's Host header (Starlette's
+  trailing-slash redirect) is sent as a path, so ``Host: evil.example`` cannot steer it.
 """
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.settings import MAX_BODY_BYTES
+from app.settings import MAX_BODY_BYTES, MAX_QUERY_ITEMS
 
 
 def content_security_policy(frame_ancestors: str = "'none'") -> str:
@@ -33,6 +41,7 @@ def content_security_policy(frame_ancestors: str = "'none'") -> str:
     )
 
 
+# Added to every response that does not set the header itself.  A new site-wide header is one line here.
 DEFAULT_HEADERS: list[tuple[bytes, bytes]] = [
     (b"content-security-policy", content_security_policy().encode()),
     (b"x-frame-options", b"DENY"),
@@ -41,6 +50,22 @@ DEFAULT_HEADERS: list[tuple[bytes, bytes]] = [
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"permissions-policy", b"camera=(), microphone=(), geolocation=()"),
 ]
+
+
+def with_default_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    present = {name.lower() for name, _ in headers}
+    # A page that sets its own CSP (embed mode) decides about framing with frame-ancestors.
+    skip = present | ({b"x-frame-options"} if b"content-security-policy" in present else set())
+    return headers + [(name, value) for name, value in DEFAULT_HEADERS if name not in skip]
+
+
+def local_location(value: bytes) -> bytes:
+    """An absolute redirect target as a path on this site (``//x`` would leave it: one slash kept)."""
+    if not value.startswith((b"http://", b"https://")):
+        return value
+    parts = urlsplit(value.decode("latin-1"))
+    path = "/" + parts.path.lstrip("/")
+    return (path + ("?" + parts.query if parts.query else "")).encode("latin-1")
 
 
 class SecurityMiddleware:
@@ -54,8 +79,17 @@ class SecurityMiddleware:
 
         declared = _content_length(scope)
         if declared is not None and declared > MAX_BODY_BYTES:
-            await _too_large(send)
+            await _refuse(send, 413, "too_large", "body", "Request body too large", f"at most {MAX_BODY_BYTES} bytes")
             return
+        items = scope.get("query_string", b"").count(b"&") + 1
+        if items > MAX_QUERY_ITEMS and scope["path"].startswith("/api"):
+            message = f"Too many query parameters ({items})"
+            await _refuse(send, 422, "too_many_parameters", "query", message, f"at most {MAX_QUERY_ITEMS} query items")
+            return
+
+        head = scope["method"] == "HEAD"
+        if head:
+            scope = {**scope, "method": "GET"}  # a copy: the server still knows it is answering HEAD
 
         received = 0
 
@@ -68,22 +102,21 @@ class SecurityMiddleware:
                     raise BodyTooLarge
             return message
 
-        async def send_with_headers(message: Message) -> None:
+        async def edge_send(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                present = {name.lower() for name, _ in headers}
-                skip_frame_options = b"content-security-policy" in present
-                for name, value in DEFAULT_HEADERS:
-                    if name in present or (name == b"x-frame-options" and skip_frame_options):
-                        continue
-                    headers.append((name, value))
-                message = {**message, "headers": headers}
+                headers = [
+                    (name, local_location(value) if name.lower() == b"location" else value)
+                    for name, value in message.get("headers", [])
+                ]
+                message = {**message, "headers": with_default_headers(headers)}
+            elif head and message["type"] == "http.response.body":
+                message = {**message, "body": b""}
             await send(message)
 
         try:
-            await self.app(scope, limited_receive, send_with_headers)
+            await self.app(scope, limited_receive, edge_send)
         except BodyTooLarge:
-            await _too_large(send)
+            await _refuse(send, 413, "too_large", "body", "Request body too large", f"at most {MAX_BODY_BYTES} bytes")
 
 
 class BodyTooLarge(Exception):
@@ -100,14 +133,15 @@ def _content_length(scope: Scope) -> int | None:
     return None
 
 
-async def _too_large(send: Send) -> None:
-    body = b'{"detail":[{"type":"too_large","loc":["body"],"param":"body","msg":"Request body too large","allowed":"at most %d bytes"}]}' % MAX_BODY_BYTES
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 413,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-            + DEFAULT_HEADERS,
-        }
-    )
+def error_body(kind: str, param: str, msg: str, allowed: str) -> bytes:
+    """The 4xx JSON shape of app/web/errors.py, for answers made before the app runs."""
+    import orjson
+
+    return orjson.dumps({"detail": [{"type": kind, "loc": [param], "param": param, "msg": msg, "allowed": allowed}]})
+
+
+async def _refuse(send: Send, status: int, kind: str, param: str, msg: str, allowed: str) -> None:
+    body = error_body(kind, param, msg, allowed)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": with_default_headers(headers)})
     await send({"type": "http.response.body", "body": body})

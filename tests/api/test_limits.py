@@ -184,3 +184,22 @@ def test_unknown_path_and_method_follow_the_same_shape(client):
     for path in POST_PATHS:
         items = assert_uniform_4xx(client.put(path, json={}), param="method", status=405)
         assert items[0]["allowed"] and "PUT" not in items[0]["allowed"]
+
+
+# ---- invalid requests at the largest sizes the server lets in (bench.limits.invalid_cases) -------
+
+INVALID = [
+    pytest.param(case, id=f"{label}: {case.describe()}")
+    for label, cases in __import__("bench.limits", fromlist=["invalid_cases"]).invalid_cases(create_app()).items()
+    for case in cases
+]
+
+
+@pytest.mark.parametrize("case", INVALID)
+def test_largest_invalid_request_is_refused_briefly(client, case):
+    from app.web.errors import MAX_ERROR_ITEMS
+
+    response = send(client, case)
+    items = assert_uniform_4xx(response)
+    assert len(items) <= MAX_ERROR_ITEMS + 1
+    assert len(response.content) <= 64 * 1024, len(response.content)
