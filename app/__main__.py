@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import signal
 import sys
 
@@ -15,7 +17,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    parser.add_argument(
+        "--learned-table",
+        action="append",
+        default=[],
+        metavar="PATH[:TENSOR]",
+        help="also offer this safetensors file's learned position table on /learned (repeatable); without "
+        ":TENSOR the first tensor named like wpe.weight, ...position_embeddings.weight or ...embed_positions.weight",
+    )
+    parser.add_argument(
+        "--hf-cache",
+        nargs="?",
+        const="1",
+        metavar="DIR",
+        help="also offer the learned position tables of the models in the local Hugging Face cache (DIR, default "
+        "$HF_HUB_CACHE or ~/.cache/huggingface/hub); nothing is downloaded",
+    )
     args = parser.parse_args(argv)
+    configure_learned_tables(parser, args)
     # After its graceful shutdown uvicorn re-raises the SIGTERM it caught; a shutdown on request is
     # a success, so end with status 0 (what container runtimes and supervisors expect).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -29,6 +48,24 @@ def main(argv: list[str] | None = None) -> None:
         access_log=False,  # app.web.access_log logs each request once, off the hot path
         timeout_graceful_shutdown=10,
     )
+
+
+def configure_learned_tables(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Pass the table options to the worker processes (they read the environment) and check them
+    here first, so that a bad file stops the command with its reason instead of every worker."""
+    from app.learned_tables import HF_CACHE_ENV, TABLES_ENV, TableError, configured_tables
+
+    if args.learned_table:
+        os.environ[TABLES_ENV] = json.dumps(args.learned_table)
+    if args.hf_cache is not None:
+        os.environ[HF_CACHE_ENV] = args.hf_cache
+    try:
+        tables = configured_tables()
+    except TableError as exc:
+        parser.error(str(exc))
+    extra = [table for table in tables if table.origin != "shipped"]
+    for table in extra:
+        print(f"learned table {table.name!r}: {table.path}:{table.tensor} {list(table.table.shape)}", file=sys.stderr)
 
 
 if __name__ == "__main__":
