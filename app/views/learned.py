@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import numpy as np
+import orjson
 from pydantic import Field
 
 from app.core.decimate import minmax_envelope
@@ -23,6 +24,7 @@ from app.learned_tables import DEFAULT_TABLE, LearnedTable, configured_tables
 from app.settings import MAX_CURVE_COLUMNS, MAX_HEATMAP_CELLS
 from app.web.csv_format import Columns
 from app.web.params import UI, Params, per_process
+from app.web.responses import dumps
 from app.web.rules import Bound
 from app.web.views import View, register
 
@@ -81,7 +83,7 @@ class LearnedParams(Params):
         Bound(ge="first_position", why="the window runs from first_position to last_position"),
         Bound(le=f"{MAX_LEN} - 1", why=f"the table has rows for positions 0 … {{{MAX_LEN} - 1}}"),
         Bound(le=f"first_position + {WINDOW - 1}", why=f"a heatmap shows at most {WINDOW} positions"),
-    ] = 511
+    ] = 63
     first_column: Annotated[
         int,
         Field(ge=0, le=WIDEST - 1, description="First column (feature) of the table heatmap."),
@@ -100,7 +102,7 @@ class LearnedParams(Params):
         Bound(ge="first_column", why="the window runs from first_column to last_column"),
         Bound(le=f"{DIM} - 1", why=f"the table has columns 0 … {{{DIM} - 1}}"),
         Bound(le=f"first_column + {WINDOW - 1}", why=f"a heatmap shows at most {WINDOW} columns"),
-    ] = 383
+    ] = 63
     position: Annotated[
         int,
         Field(
@@ -120,7 +122,7 @@ class LearnedParams(Params):
         int,
         Field(ge=0, le=MAX_BEYOND, description="How many positions past the table's end the cliff plot continues (the sinusoid goes on)."),
         UI("Positions past the end", kind="log"),
-    ] = 256
+    ] = 128
 
 
 @per_process
@@ -130,9 +132,16 @@ def table_statistics(name: str) -> dict[str, Any]:
     pca = principal_components(rows, COMPONENTS)
     return {
         "pca": pca,
+        "rotation": pc_rotation(pca),
         "norms": row_norms(rows),
         "by_offset": diagonal_statistics(rows, normalise=True),
     }
+
+
+@per_process
+def sinusoid_by_distance(dim: int, longest: int) -> np.ndarray:
+    """cos(PE_p, PE_(p+Δ)) for Δ = 0 … longest − 1 (even dim), once per width: the cliff plot looks it up."""
+    return sinusoid_offset_similarity(np.arange(longest), dim, SINUSOID_BASE)
 
 
 @per_process
@@ -141,17 +150,27 @@ def sinusoid_statistics(max_len: int, dim: int) -> dict[str, Any]:
     return {"pca": principal_components(table, COMPONENTS), "norms": row_norms(table)}
 
 
-def _curve(values: np.ndarray, x: np.ndarray) -> dict[str, Any]:
-    envelope = minmax_envelope(values, MAX_CURVE_COLUMNS)
-    start, stop = envelope["start"], envelope["stop"]
-    return {"x_low": x[start], "x_high": x[stop - 1], "low": envelope["low"], "high": envelope["high"]}
+def _cliff(curves: dict[str, np.ndarray], x: np.ndarray) -> dict[str, Any]:
+    """Curves over the positions x, sharing one axis: every value when they fit the pixel budget
+    (``low``), else a min/max envelope per column (``low``, ``high``, column ranges ``x_low``/``x_high``)."""
+    if len(x) <= MAX_CURVE_COLUMNS:
+        return {"decimated": False, "x": x, **{name: {"low": values} for name, values in curves.items()}}
+    out: dict[str, Any] = {"decimated": True}
+    for name, values in curves.items():
+        envelope = minmax_envelope(values, MAX_CURVE_COLUMNS)
+        out["x_low"], out["x_high"] = x[envelope["start"]], x[envelope["stop"] - 1]
+        out[name] = {"low": envelope["low"], "high": envelope["high"]}
+    out["x"] = (out["x_low"] + out["x_high"]) / 2
+    return out
 
 
-def _pca_part(pca: dict[str, np.ndarray]) -> dict[str, Any]:
+def _pca_part(pca: dict[str, np.ndarray], first: int, last: int) -> dict[str, Any]:
+    """The explained variance of the whole table, and the coordinates of the positions shown."""
     ratio = pca["explained_variance_ratio"]
+    coordinates = pca["coordinates"][first : last + 1]
     return {
-        "pc1": pca["coordinates"][:, 0],
-        "pc2": pca["coordinates"][:, 1] if pca["coordinates"].shape[1] > 1 else np.zeros(len(pca["coordinates"])),
+        "pc1": coordinates[:, 0],
+        "pc2": coordinates[:, 1] if coordinates.shape[1] > 1 else np.zeros(len(coordinates)),
         "explained_variance_ratio": ratio[:COMPONENTS],
         "cumulative": np.cumsum(ratio)[:COMPONENTS],
     }
@@ -192,15 +211,18 @@ def compute_learned(params: LearnedParams) -> dict[str, Any]:
     learned_cos = np.full(len(extent), np.nan)
     learned_cos[:n] = cosine_similarity(rows[p : p + 1], rows)[0]
     if d % 2 == 0:
-        sinusoid_cos = sinusoid_offset_similarity(extent - p, d, SINUSOID_BASE)
+        by_distance = sinusoid_by_distance(d, n + MAX_BEYOND)
+        sinusoid_cos = by_distance[np.abs(extent - p)]
     else:
         sin_rows = sinusoid_like(len(extent), d, SINUSOID_BASE)
         sinusoid_cos = cosine_similarity(sin_rows[p : p + 1], sin_rows)[0]
     learned_norm = np.full(len(extent), np.nan)
     learned_norm[:n] = stats["norms"]
-    sinusoid_norm = row_norms(sinusoid_like(len(extent), d, SINUSOID_BASE)) if d % 2 else np.full(len(extent), np.sqrt(d / 2))
+    curves = {"learned": learned_cos, "sinusoid": sinusoid_cos, "learned_norm": learned_norm}
+    if d % 2:  # an odd sinusoid's rows differ in length (its last sine has no cosine)
+        curves["sinusoid_norm"] = row_norms(sinusoid_like(len(extent), d, SINUSOID_BASE))
 
-    period, steady = pc_rotation(stats["pca"])
+    period, steady = stats["rotation"]
     by_offset = stats["by_offset"]
     offsets = by_offset["offsets"]
     return {
@@ -218,19 +240,20 @@ def compute_learned(params: LearnedParams) -> dict[str, Any]:
         # the stored values themselves (float32 stays float32: its JSON text is the shortest float32 repr)
         "table": window[:, c0 : c1 + 1],
         "similarity": cosine_similarity(window),
-        "sinusoid_similarity": sinusoid_similarity(positions, d, SINUSOID_BASE),
+        # Toeplitz for even d: the page lays out by_offset["sinusoid"][|p − q|]; sent whole for odd d only
+        "sinusoid_similarity": sinusoid_similarity(positions, d, SINUSOID_BASE) if d % 2 else None,
         "sinusoid_base": SINUSOID_BASE,
-        "pca": {"learned": _pca_part(stats["pca"]), "sinusoid": _pca_part(sin_stats["pca"])},
+        "pca": {"learned": _pca_part(stats["pca"], first, last), "sinusoid": _pca_part(sin_stats["pca"], first, last)},
         "by_offset": {
             "offsets": offsets,
             "learned_mean": by_offset["mean"],
             "learned_low": by_offset["low"],
             "learned_high": by_offset["high"],
-            "sinusoid": sinusoid_offset_similarity(offsets, d, SINUSOID_BASE) if d % 2 == 0 else None,
+            "sinusoid": sinusoid_by_distance(d, n + MAX_BEYOND)[: len(offsets)] if d % 2 == 0 else None,
         },
         "neighbour_similarity": {
             "learned": float(by_offset["mean"][1]),
-            "sinusoid": float(sinusoid_offset_similarity(np.array([1]), d, SINUSOID_BASE)[0]) if d % 2 == 0 else None,
+            "sinusoid": float(sinusoid_by_distance(d, n + MAX_BEYOND)[1]) if d % 2 == 0 else None,
         },
         "pc12_period": period,
         "pc12_turns": (n - 1) / period if period else None,
@@ -238,22 +261,25 @@ def compute_learned(params: LearnedParams) -> dict[str, Any]:
         "position": p,
         "beyond": params.beyond,
         "first_missing_position": n,
-        "cliff": {
-            "decimated": len(extent) > MAX_CURVE_COLUMNS,
-            "learned": _curve(learned_cos, extent),
-            "sinusoid": _curve(sinusoid_cos, extent),
-            "learned_norm": _curve(learned_norm, extent),
-            "sinusoid_norm": _curve(sinusoid_norm, extent),
-        },
+        "cliff": _cliff(curves, extent),
+        # every row of an even-d sinusoid has this length
+        "sinusoid_norm": float(np.sqrt(d / 2)) if d % 2 == 0 else None,
         "row": rows[p],
     }
 
 
 def learned_csv(data: dict[str, Any]):
-    """The table window as stored: one row per position, one column per feature shown."""
+    """The table window as stored: one row per position, one column per feature shown.
+
+    A float32 value is written with the digits the JSON twin gives it (its shortest float32 text),
+    not as the longer float64 repr of the same number.
+    """
     columns = [int(c) for c in data["columns"]]
     header = ["position", *(f"col{c}" for c in columns)]
-    return header, Columns(np.asarray(data["positions"], dtype=np.int64), np.asarray(data["table"], dtype=np.float64))
+    table = data["table"]
+    if isinstance(table, np.ndarray) and table.dtype == np.float32:
+        table = orjson.loads(dumps(table))
+    return header, Columns(np.asarray(data["positions"], dtype=np.int64), np.asarray(table, dtype=np.float64))
 
 
 register(
@@ -276,12 +302,14 @@ register(
         api_description=(
             "A learned absolute position table as stored in the checkpoint, beside a sinusoid (base 10000, interleaved) of "
             "the same shape.  `table`: the rows first_position … last_position and columns first_column … last_column as "
-            "stored (float32), `similarity` / `sinusoid_similarity`: cosine similarity between those positions (all "
-            "columns), `pca`: PC1/PC2 coordinates of every row and the explained variance of the first 16 components "
-            "(numpy SVD of the centred rows), `by_offset`: mean, min and max cosine similarity of positions Δ apart, "
-            "`cliff`: the similarity of `position` to every position up to `beyond` past the end, where the learned table "
-            "has nothing (null) and the sinusoid continues; `info`: the tensor's name, shape, dtype, sha256 and licence."
+            "stored (float32), `similarity`: cosine similarity between those positions (all columns); the sinusoid's is "
+            "Toeplitz, `by_offset.sinusoid[|p − q|]` (given whole as `sinusoid_similarity` only for an odd width); "
+            "`pca`: PC1/PC2 coordinates of the positions shown and the explained variance of the first 16 components "
+            "(numpy SVD of the whole table, centred), `by_offset`: mean, min and max cosine similarity of positions Δ "
+            "apart, `cliff`: the similarity of `position` to every position up to `beyond` past the end, where the learned "
+            "table has nothing (null) and the sinusoid continues, and the rows' lengths (an even-d sinusoid's are all "
+            "`sinusoid_norm`); `info`: the tensor's name, shape, dtype, sha256 and licence."
         ),
-        examples=("position=300&beyond=512", "first_position=0&last_position=63&first_column=0&last_column=63"),
+        examples=("position=300&beyond=512", "first_position=0&last_position=511&first_column=0&last_column=383"),
     )
 )

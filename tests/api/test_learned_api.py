@@ -25,8 +25,14 @@ def stored() -> np.ndarray:
     return np.frombuffer(raw[10 + length :], dtype="<f4").reshape(512, 384)
 
 
-def test_defaults_answer_the_whole_table_as_stored(client, stored):
-    data = client.get("/api/learned", params={"model": "all-minilm-l6-v2"}).json()
+def test_defaults_answer_a_window_the_page_can_embed(client, stored):
+    data = client.get("/api/learned").json()
+    assert data["positions"] == list(range(64)) and data["columns"] == list(range(64))
+    np.testing.assert_array_equal(np.array(data["table"], dtype=np.float32), stored[:64, :64])
+
+
+def test_the_whole_table_as_stored(client, stored):
+    data = client.get("/api/learned", params={"model": "all-minilm-l6-v2", "last_position": 511, "last_column": 383}).json()
     assert data["model"] == "all-minilm-l6-v2" and data["max_len"] == 512 and data["dim"] == 384
     table = np.array(data["table"], dtype=np.float64)
     assert table.shape == (512, 384)
@@ -46,8 +52,13 @@ def test_window_of_rows_and_columns(client, stored):
     rows = stored[100:132].astype(np.float64)
     norms = np.linalg.norm(rows, axis=1)
     np.testing.assert_allclose(data["similarity"], (rows @ rows.T) / np.outer(norms, norms), atol=1e-12)
+    # the sinusoid's similarity is given by distance: row p, column q of its heatmap is by_offset["sinusoid"][|p − q|]
     sin = sinusoidal_table(np.arange(100, 132), 384, 10000.0, "interleaved")
-    np.testing.assert_allclose(data["sinusoid_similarity"], (sin @ sin.T) / (384 / 2), atol=1e-12)
+    direct = (sin @ sin.T) / (np.linalg.norm(sin, axis=1)[:, None] * np.linalg.norm(sin, axis=1)[None, :])
+    by_distance = np.array(data["by_offset"]["sinusoid"])
+    laid_out = by_distance[np.abs(np.arange(32)[:, None] - np.arange(32)[None, :])]
+    np.testing.assert_allclose(laid_out, direct, atol=1e-12)
+    assert data["sinusoid_similarity"] is None
 
 
 def test_the_cliff_past_max_len(client, stored):
@@ -55,7 +66,7 @@ def test_the_cliff_past_max_len(client, stored):
     cliff = data["cliff"]
     assert cliff["decimated"] is False
     learned = cliff["learned"]
-    assert learned["x_low"] == list(range(612))
+    assert cliff["x"] == list(range(612)) and "high" not in learned
     assert all(v is None for v in learned["low"][512:]) and all(v is not None for v in learned["low"][:512])
     row = stored[300].astype(np.float64)
     for x in (0, 299, 300, 511):
@@ -68,14 +79,15 @@ def test_the_cliff_past_max_len(client, stored):
     assert sinusoid[300] == pytest.approx(1.0, abs=1e-12)
     norms = cliff["learned_norm"]["low"]
     assert norms[0] == pytest.approx(float(np.linalg.norm(stored[0].astype(np.float64))), rel=1e-12) and norms[512] is None
+    assert data["sinusoid_norm"] == pytest.approx(np.sqrt(192), rel=1e-15)
 
 
 def test_long_cliff_is_a_pixel_bounded_envelope(client):
     data = client.get("/api/learned", params={"beyond": 8192}).json()
     cliff = data["cliff"]
     assert cliff["decimated"] is True
-    assert len(cliff["sinusoid"]["low"]) <= 2000
-    assert cliff["sinusoid"]["x_high"][-1] == 512 + 8192 - 1
+    assert len(cliff["sinusoid"]["low"]) <= 2000 and len(cliff["x"]) == len(cliff["sinusoid"]["low"])
+    assert cliff["x_low"][0] == 0 and cliff["x_high"][-1] == 512 + 8192 - 1
     assert all(lo <= hi for lo, hi in zip(cliff["sinusoid"]["low"], cliff["sinusoid"]["high"]))
 
 
@@ -112,7 +124,7 @@ def test_bad_input_names_the_parameter(client, params, param, words):
 def test_pca_and_offset_statistics(client):
     data = client.get("/api/learned").json()
     learned = data["pca"]["learned"]
-    assert len(learned["pc1"]) == 512 and len(learned["explained_variance_ratio"]) == 16
+    assert len(learned["pc1"]) == 64 and len(learned["explained_variance_ratio"]) == 16
     assert learned["cumulative"][-1] <= 1.0 + 1e-12
     assert data["pc12_period"] == pytest.approx(5.8, abs=0.1)
     by = data["by_offset"]

@@ -49,6 +49,14 @@ function drawTable(data) {
   );
 }
 
+// The sinusoid's similarity depends on |p − q| only: its heatmap is laid out from the values by
+// distance (the twin sends the whole matrix only for an odd width, where that does not hold).
+function sinusoidMatrix(data) {
+  if (data.sinusoid_similarity) return data.sinusoid_similarity;
+  const byDistance = data.by_offset.sinusoid;
+  return data.positions.map((p) => data.positions.map((q) => byDistance[Math.abs(p - q)]));
+}
+
 function drawSimilarity(data) {
   const positions = [...data.positions];
   const heat = (z, axes, title, x) => ({
@@ -68,7 +76,7 @@ function drawSimilarity(data) {
     "plot-similarity",
     [
       heat(data.similarity, { xaxis: "x", yaxis: "y" }, "learned", 0.42),
-      heat(data.sinusoid_similarity, { xaxis: "x2", yaxis: "y2" }, "sinusoid", 1.0),
+      heat(sinusoidMatrix(data), { xaxis: "x2", yaxis: "y2" }, "sinusoid", 1.0),
     ],
     {
       title: { text: `Cosine similarity between positions: learned (left) and sinusoid d = ${data.dim} (right, constant diagonals)` },
@@ -186,18 +194,14 @@ function drawVariance(data) {
   );
 }
 
-function curveXY(curve) {
-  return { x: curve.x_low.map((lo, i) => (lo + curve.x_high[i]) / 2), low: [...curve.low], high: [...curve.high] };
-}
-
-function curveTraces(curve, decimated, name, style, hover) {
-  const c = curveXY(curve);
-  if (!decimated) {
-    return [{ type: "scatter", mode: "lines", x: c.x, y: c.low, name, line: style, connectgaps: false, hovertemplate: hover }];
+function curveTraces(cliff, curve, name, style, hover) {
+  const x = [...cliff.x];
+  if (!cliff.decimated) {
+    return [{ type: "scatter", mode: "lines", x, y: [...curve.low], name, line: style, connectgaps: false, hovertemplate: hover }];
   }
   return [
-    { type: "scatter", mode: "lines", x: c.x, y: c.low, line: { ...style, width: 0.5 }, showlegend: false, hoverinfo: "skip", connectgaps: false },
-    { type: "scatter", mode: "lines", x: c.x, y: c.high, fill: "tonexty", line: { ...style, width: 0.5 }, name: `${name} (min/max per column)`, connectgaps: false, hovertemplate: hover },
+    { type: "scatter", mode: "lines", x, y: [...curve.low], line: { ...style, width: 0.5 }, showlegend: false, hoverinfo: "skip", connectgaps: false },
+    { type: "scatter", mode: "lines", x, y: [...curve.high], fill: "tonexty", line: { ...style, width: 0.5 }, name: `${name} (min/max per column)`, connectgaps: false, hovertemplate: hover },
   ];
 }
 
@@ -230,8 +234,8 @@ function drawCliff(data) {
   draw(
     "plot-cliff",
     [
-      ...curveTraces(cliff.learned, cliff.decimated, `learned: cos(P_${data.position}, P_x)`, { color: COLORS[1], width: lineWidth(1.5) }, "x = %{x}<br>cos %{y:.4f}<extra>learned</extra>"),
-      ...curveTraces(cliff.sinusoid, cliff.decimated, `sinusoid: cos(PE_${data.position}, PE_x)`, { color: COLORS[0], width: lineWidth(1.5), dash: "dash" }, "x = %{x}<br>cos %{y:.4f}<extra>sinusoid</extra>"),
+      ...curveTraces(cliff, cliff.learned, `learned: cos(P_${data.position}, P_x)`, { color: COLORS[1], width: lineWidth(1.5) }, "x = %{x}<br>cos %{y:.4f}<extra>learned</extra>"),
+      ...curveTraces(cliff, cliff.sinusoid, `sinusoid: cos(PE_${data.position}, PE_x)`, { color: COLORS[0], width: lineWidth(1.5), dash: "dash" }, "x = %{x}<br>cos %{y:.4f}<extra>sinusoid</extra>"),
     ],
     {
       title: { text: `Position ${data.position} against every position: the learned table ends at ${data.max_len - 1}, the sinusoid goes on` },
@@ -243,8 +247,20 @@ function drawCliff(data) {
   draw(
     "plot-norms",
     [
-      ...curveTraces(cliff.learned_norm, cliff.decimated, "learned ‖P_x‖", { color: COLORS[1], width: lineWidth(1.5) }, "x = %{x}<br>‖P_x‖ = %{y:.5g}<extra>learned</extra>"),
-      ...curveTraces(cliff.sinusoid_norm, cliff.decimated, "sinusoid ‖PE_x‖ = √(d/2)", { color: COLORS[0], width: lineWidth(1.5), dash: "dash" }, "x = %{x}<br>‖PE_x‖ = %{y:.5g}<extra>sinusoid</extra>"),
+      ...curveTraces(cliff, cliff.learned_norm, "learned ‖P_x‖", { color: COLORS[1], width: lineWidth(1.5) }, "x = %{x}<br>‖P_x‖ = %{y:.5g}<extra>learned</extra>"),
+      ...(cliff.sinusoid_norm
+        ? curveTraces(cliff, cliff.sinusoid_norm, "sinusoid ‖PE_x‖", { color: COLORS[0], width: lineWidth(1.5), dash: "dash" }, "x = %{x}<br>‖PE_x‖ = %{y:.5g}<extra>sinusoid</extra>")
+        : [
+            {
+              type: "scatter",
+              mode: "lines",
+              x: [cliff.x[0], cliff.x[cliff.x.length - 1]],
+              y: [data.sinusoid_norm, data.sinusoid_norm],
+              name: `sinusoid ‖PE_x‖ = √(d/2) = ${fmt(data.sinusoid_norm)}`,
+              line: { color: COLORS[0], width: lineWidth(1.5), dash: "dash" },
+              hovertemplate: "‖PE_x‖ = %{y:.5g} at every x<extra>sinusoid</extra>",
+            },
+          ]),
     ],
     {
       title: { text: "Length of the vector each position gets (log scale)" },
