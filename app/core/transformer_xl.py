@@ -50,24 +50,29 @@ def stand_in_weights(d_model: int, key_len: int, seed: int, content: str = "rand
     ``embeddings`` ``(key_len, d)``: a standard normal vector per position (``content='random'``)
     or one vector repeated at every position (``'repeated'``).  ``W_q``, ``W_kE``, ``W_kR``
     ``(d, d)``: normal with variance 1/d, so projections keep unit scale.  ``u``, ``v`` ``(d,)``:
-    standard normal.  Drawn from ``numpy.random.default_rng([seed, 16])`` in that order.
+    standard normal.  Drawn from ``numpy.random.default_rng([seed, 16])`` in that order, the
+    embeddings last.
     """
+    if content not in ("random", "repeated"):
+        raise ValueError(f"content must be 'random' or 'repeated', got {content!r}")
     rng = np.random.default_rng([seed, 16])
     scale = 1.0 / np.sqrt(d_model)
-    if content == "random":
-        embeddings = rng.standard_normal((key_len, d_model))
-    elif content == "repeated":
-        embeddings = np.repeat(rng.standard_normal((1, d_model)), key_len, axis=0)
-    else:
-        raise ValueError(f"content must be 'random' or 'repeated', got {content!r}")
-    return {
-        "embeddings": embeddings,
+    weights = {
         "W_q": rng.standard_normal((d_model, d_model)) * scale,
         "W_kE": rng.standard_normal((d_model, d_model)) * scale,
         "W_kR": rng.standard_normal((d_model, d_model)) * scale,
         "u": rng.standard_normal(d_model),
         "v": rng.standard_normal(d_model),
     }
+    # drawn after the weights, so the weights do not depend on key_len
+    rows = key_len if content == "random" else 1
+    weights["embeddings"] = np.repeat(rng.standard_normal((rows, d_model)), key_len // rows, axis=0)
+    return weights
+
+
+def position_bias(offsets: np.ndarray, W_kR: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Term (d) as a function of the offset alone: vᵀ W_kR R_k.  ``(K,)`` → ``(K,)``."""
+    return (relative_sinusoid(offsets, len(v)) @ np.asarray(W_kR).T) @ np.asarray(v)
 
 
 def score_terms(
@@ -117,15 +122,18 @@ def constancy(matrix: np.ndarray) -> dict[str, float]:
     (max − min) along any diagonal (i − j fixed), down any column (j fixed) and along any row
     (i fixed), ignoring NaN.  0 means exactly constant in that direction."""
     m = np.asarray(matrix, dtype=np.float64)
-    rows, cols = m.shape
+    rows, cols = np.indices(m.shape)
 
-    def spread(groups: list[np.ndarray]) -> float:
-        spans = [np.nanmax(g) - np.nanmin(g) for g in groups if np.any(~np.isnan(g))]
-        return float(max(spans)) if spans else 0.0
+    def spread(groups: np.ndarray, count: int) -> float:
+        high = np.full(count, -np.inf)
+        low = np.full(count, np.inf)
+        np.fmax.at(high, groups.ravel(), m.ravel())  # fmax/fmin pass over NaN
+        np.fmin.at(low, groups.ravel(), m.ravel())
+        seen = np.isfinite(high)
+        return float(np.max(high[seen] - low[seen])) if seen.any() else 0.0
 
-    diagonals = [np.diagonal(m, k) for k in range(-(rows - 1), cols)]
     return {
-        "diagonal": spread(diagonals),
-        "column": spread([m[:, j] for j in range(cols)]),
-        "row": spread([m[i] for i in range(rows)]),
+        "diagonal": spread(cols - rows + m.shape[0] - 1, sum(m.shape) - 1),
+        "column": spread(cols, m.shape[1]),
+        "row": spread(rows, m.shape[0]),
     }

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import Field
 
-from app.core.transformer_xl import constancy, relative_inverse_frequencies, score_terms, stand_in_weights
+from app.core.transformer_xl import constancy, position_bias, relative_inverse_frequencies, score_terms, stand_in_weights
 from app.web.csv_format import Columns
 from app.web.fields import Seed
 from app.web.params import UI, Params
@@ -51,7 +51,6 @@ def compute_transformer_xl(params: TransformerXLParams) -> dict[str, Any]:
         weights["embeddings"], weights["W_q"], weights["W_kE"], weights["W_kR"], weights["u"], weights["v"], params.query_len
     )
     offsets = np.arange(params.key_len)
-    position_bias = (found["R"] @ weights["W_kR"].T) @ weights["v"]  # term (d) for each offset
     content_bias = (weights["embeddings"] @ weights["W_kE"].T) @ weights["u"]  # term (c) for each key
     return {
         **params.model_dump(),
@@ -65,7 +64,7 @@ def compute_transformer_xl(params: TransformerXLParams) -> dict[str, Any]:
         "terms": {name: found[name] for name in (*TERMS, "sum")},
         "scale": 1.0 / np.sqrt(params.d_model),
         "structure": {name: constancy(found[name]) for name in (*TERMS, "sum")},
-        "position_bias": position_bias,
+        "position_bias": position_bias(offsets, weights["W_kR"], weights["v"]),
         "content_bias": content_bias,
         "u": weights["u"],
         "v": weights["v"],
