@@ -12,7 +12,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from app.core.frequencies import inverse_frequencies, wavelengths
 from app.core.mrope import AXES, ones_score, pair_angles, pair_axes, sequence_positions
 from app.web.csv_format import Columns
-from app.web.fields import Base, HeadDim
+from app.web.fields import Base
 from app.web.params import UI, Params
 from app.web.rules import Bound
 from app.web.views import View, register
@@ -27,7 +27,12 @@ Coordinate = Annotated[int, Field(ge=0, le=MAX_POSITION)]
 
 
 class MRopeParams(Params):
-    head_dim: Annotated[HeadDim, Field(le=512)] = 128
+    # A box, not a slider: head_dim/2 must equal the sum of mrope_section, so the two change together.
+    head_dim: Annotated[
+        int,
+        Field(ge=2, le=512, multiple_of=2, description="Dimension of one attention head's queries and keys (even); mrope_section adds up to head_dim/2."),
+        UI("Head dimension d", kind="number", help="mrope_section must add up to d/2"),
+    ] = 128
     base: Base = 1_000_000.0
     mrope_section: Annotated[
         tuple[Annotated[int, Field(ge=0, le=256)], ...],
