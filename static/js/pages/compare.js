@@ -10,6 +10,8 @@ const PANELS = [
   { key: "alibi", title: "ALiBi −m_h·|Δ| (past keys)", color: COLORS[1] },
   { key: "shaw", title: "Shaw: clipped offset used", color: COLORS[4] },
   { key: "nope", title: "NoPE: nothing", color: COLORS[7] },
+  { key: "learned", title: "learned table (all-MiniLM-L6-v2): P_p·P_p+Δ, mean over p", color: COLORS[5] },
+  { key: "transformer_xl", title: "Transformer-XL term (d) vᵀW_kR R_(−Δ), past keys", color: COLORS[6] },
 ];
 
 function out(name, text) {
@@ -61,7 +63,7 @@ function drawOffsets(data) {
     showlegend: false,
     annotations: [],
     margin: { l: 80, r: 30, t: 50, b: 56 },
-    height: 900,
+    height: 1150,
   };
   const traces = [];
   PANELS.forEach((panel, i) => {
@@ -120,10 +122,14 @@ function drawHeatmaps(data) {
     alibi: `ALiBi head ${data.head}`,
     shaw: "Shaw clipped offset",
     nope: "NoPE",
+    learned: "learned P·Pᵀ (MiniLM)",
+    transformer_xl: "Transformer-XL (d)",
   };
   const traces = [];
-  const layout = { title: { text: "The same quantities for every query (rows) and key (columns)" }, annotations: [], height: 640 };
   const cols = 3;
+  const rowCount = Math.ceil(data.families.length / cols);
+  const band = 1 / rowCount;
+  const layout = { title: { text: "The same quantities for every query (rows) and key (columns)" }, annotations: [], height: 320 * rowCount };
   data.families.forEach((family, i) => {
     const z = data.heatmaps[family];
     const limit = z.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
@@ -132,8 +138,8 @@ function drawHeatmaps(data) {
     const col = i % cols;
     const x0 = col / cols + 0.02;
     const x1 = (col + 1) / cols - 0.04;
-    const y1 = 1 - row * 0.52 - 0.06;
-    const y0 = y1 - 0.38;
+    const y1 = 1 - row * band - 0.06 / rowCount;
+    const y0 = y1 - band * 0.74;
     traces.push({
       type: "heatmap",
       z: z.map((r) => [...r]),
