@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import sys
@@ -22,12 +23,29 @@ def main(argv: list[str] | None = None) -> None:
         help=f"seconds a client has to send a whole request before its connection is closed (default {settings.REQUEST_TIMEOUT_SECONDS:g})",
     )
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    parser.add_argument(
+        "--learned-table",
+        action="append",
+        default=[],
+        metavar="PATH[:TENSOR]",
+        help="also offer this safetensors file's learned position table on /learned (repeatable); without "
+        ":TENSOR the first tensor named like wpe.weight, ...position_embeddings.weight or ...embed_positions.weight",
+    )
+    parser.add_argument(
+        "--hf-cache",
+        nargs="?",
+        const="1",
+        metavar="DIR",
+        help="also offer the learned position tables of the models in the local Hugging Face cache (DIR, default "
+        "$HF_HUB_CACHE or ~/.cache/huggingface/hub); nothing is downloaded",
+    )
     args = parser.parse_args(argv)
     if args.request_timeout is not None:
         if not 0 < args.request_timeout <= 3600:
             parser.error("--request-timeout must be in (0, 3600] seconds")
         os.environ["PE_REQUEST_TIMEOUT"] = repr(args.request_timeout)  # read by each worker's app.settings
         settings.REQUEST_TIMEOUT_SECONDS = args.request_timeout  # and by this process (one worker)
+    configure_learned_tables(parser, args)
     # After its graceful shutdown uvicorn re-raises the SIGTERM it caught; a shutdown on request is
     # a success, so end with status 0 (what container runtimes and supervisors expect).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -42,6 +60,24 @@ def main(argv: list[str] | None = None) -> None:
         timeout_graceful_shutdown=10,
         http="app.web.connections:GuardedHttpToolsProtocol",  # a deadline per request (slowloris)
     )
+
+
+def configure_learned_tables(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Pass the table options to the worker processes (they read the environment) and check them
+    here first, so that a bad file stops the command with its reason instead of every worker."""
+    from app.learned_tables import HF_CACHE_ENV, TABLES_ENV, TableError, configured_tables
+
+    if args.learned_table:
+        os.environ[TABLES_ENV] = json.dumps(args.learned_table)
+    if args.hf_cache is not None:
+        os.environ[HF_CACHE_ENV] = args.hf_cache
+    try:
+        tables = configured_tables()
+    except TableError as exc:
+        parser.error(str(exc))
+    extra = [table for table in tables if table.origin != "shipped"]
+    for table in extra:
+        print(f"learned table {table.name!r}: {table.path}:{table.tensor} {list(table.table.shape)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

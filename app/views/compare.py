@@ -10,9 +10,11 @@ from pydantic import Field
 
 from app.core.decimate import minmax_envelope
 from app.core.frequencies import inverse_frequencies
+from app.core.learned import diagonal_statistics
 from app.core.relative import alibi_bias, alibi_penalty, alibi_slopes, shaw_clipped_offsets, t5_bias_matrix, t5_bucket
 from app.core.scores import content_vectors, score_matrix
 from app.core.sinusoidal import sinusoidal_table
+from app.core.transformer_xl import position_bias, stand_in_weights
 from app.settings import MAX_CURVE_COLUMNS
 from app.views.relative import (
     EXISTING_HEAD,
@@ -23,11 +25,14 @@ from app.views.relative import (
     penalty_distances,
     t5_bucket_bias,
 )
+from app.views.learned import TABLES
 from app.web.fields import Base, Seed
-from app.web.params import UI, Params
+from app.web.params import UI, Params, per_process
 from app.web.views import View, register
 
-FAMILIES: tuple[str, ...] = ("rope", "sinusoidal", "t5", "alibi", "shaw", "nope")
+FAMILIES: tuple[str, ...] = ("rope", "sinusoidal", "t5", "alibi", "shaw", "nope", "learned", "transformer_xl")
+CURVES: tuple[str, ...] = ("rope", "sinusoidal", "t5", "shaw", "nope", "learned", "transformer_xl")
+LEARNED = "all-minilm-l6-v2"  # the trained table shipped with the app
 SECOND_ANCHOR = 97  # the sinusoid's dot products are also taken from position M + 97
 
 
@@ -69,6 +74,22 @@ def _curve(values: np.ndarray, offsets: np.ndarray) -> dict[str, Any]:
     return {"x_low": offsets[start], "x_high": offsets[stop - 1], "low": envelope["low"], "high": envelope["high"]}
 
 
+@per_process
+def learned_profile() -> dict[str, np.ndarray]:
+    """P_p·P_(p+Δ) of the shipped trained table, mean over p, for Δ = 0 … max_len − 1."""
+    return diagonal_statistics(TABLES[LEARNED].positions, normalise=False)
+
+
+def learned_curve(offsets: np.ndarray) -> np.ndarray:
+    """The mean dot product at each offset Δ (symmetric in Δ); NaN where |Δ| ≥ max_len: no two rows are that far apart."""
+    mean = learned_profile()["mean"]
+    distance = np.abs(offsets)
+    values = np.full(len(offsets), np.nan)
+    inside = distance < len(mean)
+    values[inside] = mean[distance[inside]]
+    return values
+
+
 def compute_compare(params: CompareParams) -> dict[str, Any]:
     d, M, L = params.head_dim, params.max_offset, params.seq_len
     offsets = np.arange(-M, M + 1)
@@ -87,6 +108,13 @@ def compute_compare(params: CompareParams) -> dict[str, Any]:
     t5 = bucket_bias[buckets]
     shaw = shaw_clipped_offsets(offsets, params.max_relative_position).astype(np.float64)
     nope = np.zeros(len(offsets))
+    learned = learned_curve(offsets)
+    # Transformer-XL's position-only term (d) = vᵀ W_kR R_(i−j) with the stand-ins of /transformer-xl
+    # (d_model = head_dim); it exists for past keys only (i − j = −Δ ≥ 0)
+    xl = stand_in_weights(d, 1, params.seed)
+    transformer_xl = np.full(len(offsets), np.nan)
+    past = offsets <= 0
+    transformer_xl[past] = position_bias(-offsets[past], xl["W_kR"], xl["v"])
 
     slopes = alibi_slopes(params.num_heads)
     distances = penalty_distances(M)
@@ -103,6 +131,8 @@ def compute_compare(params: CompareParams) -> dict[str, Any]:
         "alibi": alibi_bias(slopes[params.head : params.head + 1], L, "paper")[0],
         "shaw": shaw_clipped_offsets(positions[None, :] - positions[:, None], params.max_relative_position),
         "nope": np.zeros((L, L)),
+        "learned": (lambda rows: rows @ rows.T)(TABLES[LEARNED].positions[:L].astype(np.float64)),
+        "transformer_xl": _causal(position_bias(np.arange(L), xl["W_kR"], xl["v"])[np.abs(positions[:, None] - positions[None, :])], positions),
     }
     return {
         **params.model_dump(),
@@ -115,7 +145,11 @@ def compute_compare(params: CompareParams) -> dict[str, Any]:
             "t5": _curve(t5, offsets),
             "shaw": _curve(shaw, offsets),
             "nope": _curve(nope, offsets),
+            "learned": _curve(learned, offsets),
+            "transformer_xl": _curve(transformer_xl, offsets),
         },
+        "learned_model": LEARNED,
+        "learned_max_len": TABLES[LEARNED].max_len,
         "alibi_offsets": alibi_offsets,
         "alibi_slopes": slopes,
         "alibi_penalty": alibi,
@@ -129,17 +163,25 @@ def compute_compare(params: CompareParams) -> dict[str, Any]:
     }
 
 
+def _causal(matrix: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The matrix with keys after their query (j > i) set to NaN."""
+    out = np.array(matrix, dtype=np.float64)
+    out[positions[None, :] > positions[:, None]] = np.nan
+    return out
+
+
 def compare_csv(data: dict[str, Any]):
     """The offset curves as plotted: one row per column (low and high differ only when decimated)."""
     header = ["offset_from", "offset_to"]
-    for family in ("rope", "sinusoidal", "t5", "shaw", "nope"):
+    for family in CURVES:
         header += [f"{family}_low", f"{family}_high"]
     curves = data["curves"]
     rows = []
     for c in range(len(curves["rope"]["low"])):
         row: list[Any] = [int(curves["rope"]["x_low"][c]), int(curves["rope"]["x_high"][c])]
-        for family in ("rope", "sinusoidal", "t5", "shaw", "nope"):
-            row += [curves[family]["low"][c], curves[family]["high"][c]]
+        for family in CURVES:
+            # no value (the learned table past its last row, Transformer-XL for later keys): an empty cell
+            row += ["" if v is None or v != v else v for v in (curves[family]["low"][c], curves[family]["high"][c])]
         rows.append(row)
     return header, rows
 
@@ -160,13 +202,16 @@ register(
             r"\text{sinusoid: } PE(p)\cdot PE(p+\Delta)",
             r"\text{T5: } b_{\mathrm{bucket}(\Delta)} \qquad \text{ALiBi: } -m_h\,|\Delta|,\ \Delta \le 0 \qquad "
             r"\text{Shaw: } a_{\mathrm{clip}(\Delta,\,-k,\,k)} \qquad \text{NoPE: } 0",
+            r"\text{learned: } \overline{P_p\cdot P_{p+\Delta}}^{\,p} \qquad \text{Transformer-XL (d): } v^{\top} W_{k,R} R_{-\Delta},\ \Delta \le 0",
         ),
         csv=compare_csv,
         api_description=(
             "For offsets Δ = key − query in −max_offset … max_offset: RoPE's score for constant content (q = k = 1, "
             "divided by √d), the sinusoidal dot product PE(p)·PE(p+Δ) (computed from the table rows at two starting "
             "points p; their difference is reported), T5's bias b[bucket(Δ)] with seeded per-bucket values, Shaw's "
-            "clipped offset clip(Δ, −k, k), and NoPE's 0, each as a min/max envelope of at most 2000 columns "
+            "clipped offset clip(Δ, −k, k), NoPE's 0, the trained all-MiniLM-L6-v2 table's P_p·P_(p+Δ) averaged over p "
+            "(null for |Δ| ≥ 512: the table has no rows that far apart) and Transformer-XL's position term (d) "
+            "vᵀ W_kR R_(−Δ) with the seeded stand-ins of /transformer-xl (d_model = head_dim; past keys only), each as a min/max envelope of at most 2000 columns "
             "(`low` = `high` when every column is one offset).  ALiBi's penalty −m_h·|Δ| for past keys is given per head "
             "at up to 64 offsets (it is linear).  `heatmaps` holds each family's seq_len × seq_len score or bias matrix."
         ),

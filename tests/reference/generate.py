@@ -26,6 +26,7 @@ Files written (see tests/reference/README.md for the field meanings):
     hf_configs.json    published config.json files of current families through their config class and
                        rotary module (Gemma 3, Llama 4, Qwen2/2.5/3-VL, Phi-3, gpt-oss, DeepSeek V2/V3,
                        Qwen3, Mistral, transformers-5 rope_parameters)
+    mrope.json         Qwen2-VL get_rope_index, Qwen2-VL and Qwen3-VL multimodal rotary embeddings
 
 Pass file names to write only those: `generate.py hf_configs`.
 """
@@ -797,6 +798,109 @@ def gen_hf_configs():
     return cases
 
 
+
+# ---------------------------------------------------------------------------
+# 7. mrope.json
+# ---------------------------------------------------------------------------
+
+MROPE_LAYOUTS = [
+    # (text_before, (T, H, W) after the 2x2 merge, text_after, modality)
+    (3, (1, 2, 3), 2, "image"),
+    (0, (1, 4, 4), 5, "image"),
+    (5, (1, 1, 7), 0, "image"),
+    (2, (3, 2, 2), 3, "video"),
+    (1, (6, 2, 3), 2, "video"),
+]
+MROPE_ROTARY = [
+    # (reference, head_dim, base, mrope_section)
+    ("qwen2_vl", 128, 1000000.0, [16, 24, 24]),
+    ("qwen2_vl", 16, 10000.0, [2, 3, 3]),
+    ("qwen2_vl", 64, 1000000.0, [8, 12, 12]),
+    ("qwen3_vl", 128, 5000000.0, [24, 20, 20]),
+    ("qwen3_vl", 128, 1000000.0, [16, 24, 24]),
+    ("qwen3_vl", 16, 10000.0, [2, 3, 3]),
+]
+MROPE_EXTRA_POSITIONS = [[5, 7, 11], [100, 3, 250], [0, 0, 0], [4095, 17, 3], [12, 40, 40]]
+
+
+def gen_mrope():
+    import functools
+    import types
+
+    from transformers.models.qwen2_vl import modeling_qwen2_vl
+    from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLTextConfig
+    from transformers.models.qwen3_vl import modeling_qwen3_vl
+    from transformers.models.qwen3_vl.configuration_qwen3_vl import Qwen3VLTextConfig
+
+    model_cls = modeling_qwen2_vl.Qwen2VLModel
+    fake = types.SimpleNamespace(config=types.SimpleNamespace(vision_config=types.SimpleNamespace(spatial_merge_size=2)))
+    # get_vision_position_ids reads nothing from self
+    fake.get_vision_position_ids = functools.partial(model_cls.get_vision_position_ids, fake)
+
+    cases = []
+    for text_before, (t, h, w), text_after, modality in MROPE_LAYOUTS:
+        kind = 1 if modality == "image" else 2
+        count = t * h * w
+        types_row = [0] * text_before + [kind] * count + [0] * text_after
+        input_ids = torch.arange(len(types_row)).view(1, -1) + 10
+        grid = torch.tensor([[t, 2 * h, 2 * w]])
+        position_ids, deltas = model_cls.get_rope_index(
+            fake,
+            input_ids,
+            torch.tensor([types_row]),
+            image_grid_thw=grid if kind == 1 else None,
+            video_grid_thw=grid if kind == 2 else None,
+        )
+        cases.append({
+            "id": "rope_index/%s/before%d/T%dH%dW%d/after%d" % (modality, text_before, t, h, w, text_after),
+            "kind": "rope_index",
+            "reference": "Qwen2VLModel.get_rope_index (spatial_merge_size 2)",
+            "text_before": text_before, "grid_thw_merged": [t, h, w], "grid_thw": [t, 2 * h, 2 * w],
+            "text_after": text_after, "modality": modality,
+            "position_ids": position_ids[:, 0, :].tolist(),
+            "rope_delta": int(deltas[0, 0]),
+        })
+
+    rng = np.random.default_rng(4242)
+    sample = cases[0]["position_ids"]
+    for reference, head_dim, base, section in MROPE_ROTARY:
+        positions = [list(col) for col in zip(*sample)] + MROPE_EXTRA_POSITIONS
+        rope_parameters = {"rope_type": "default", "rope_theta": base, "mrope_section": section}
+        if reference == "qwen2_vl":
+            config = Qwen2VLTextConfig(hidden_size=4 * head_dim, num_attention_heads=4, rope_parameters=rope_parameters)
+            module = modeling_qwen2_vl.Qwen2VLRotaryEmbedding(config)
+            apply = modeling_qwen2_vl.apply_rotary_pos_emb
+        else:
+            config = Qwen3VLTextConfig(hidden_size=4 * head_dim, num_attention_heads=4, head_dim=head_dim, rope_parameters=rope_parameters)
+            module = modeling_qwen3_vl.Qwen3VLTextRotaryEmbedding(config)
+            apply = modeling_qwen3_vl.apply_rotary_pos_emb
+        pos = torch.tensor(positions, dtype=torch.long).T[:, None, :]  # (3, 1, N)
+        x = torch.zeros(1, len(positions), head_dim, dtype=torch.float32)
+        cos, sin = module(x, pos)
+        q = rng.standard_normal(head_dim).astype(np.float32)
+        k = rng.standard_normal(head_dim).astype(np.float32)
+        qt = torch.tensor(q).expand(1, 1, len(positions), head_dim)
+        kt = torch.tensor(k).expand(1, 1, len(positions), head_dim)
+        q_rot, k_rot = apply(qt, kt, cos, sin)
+        cases.append({
+            "id": "rotary/%s/d%d/theta%g/%s" % (reference, head_dim, base, "-".join(map(str, section))),
+            "kind": "rotary",
+            "reference": "%s rotary embedding forward + apply_rotary_pos_emb (float32)" % reference,
+            "model": reference, "head_dim": head_dim, "base": base, "mrope_section": section,
+            "positions": positions,
+            "inv_freq": f64(module.inv_freq),
+            "cos": f64(cos[0]), "sin": f64(sin[0]),
+            "q": f64(torch.tensor(q)), "k": f64(torch.tensor(k)),
+            "q_rot": f64(q_rot[0, 0]), "k_rot": f64(k_rot[0, 0]),
+        })
+    desc = ("M-RoPE. rope_index cases: Qwen2VLModel.get_rope_index on [text][one image or video][text], "
+            "position_ids (3 x N: t, h, w) and the rope delta. rotary cases: the Qwen2-VL / Qwen3-VL text rotary "
+            "module's cos/sin (N x head_dim, float32) for the given (t, h, w) positions, and seeded q, k rotated by "
+            "apply_rotary_pos_emb (float32).")
+    write("mrope.json", header(desc), cases)
+    return cases
+
+
 GENERATORS = {
     "rope_init": gen_rope_init,
     "rope_apply": gen_rope_apply,
@@ -804,6 +908,7 @@ GENERATORS = {
     "alibi_slopes": gen_alibi,
     "sinusoidal": gen_sinusoidal,
     "hf_configs": gen_hf_configs,
+    "mrope": gen_mrope,
 }
 
 

@@ -10,6 +10,8 @@ const PANELS = [
   { key: "alibi", title: "ALiBi −m<sub>h</sub>·|Δ| (past keys)", color: COLORS[1] },
   { key: "shaw", title: "Shaw: clipped offset used", color: COLORS[4] },
   { key: "nope", title: "NoPE: nothing", color: COLORS[7] },
+  { key: "learned", title: "learned table (all-MiniLM-L6-v2): P<sub>p</sub>·P<sub>p+Δ</sub>, mean over p", color: COLORS[5] },
+  { key: "transformer_xl", title: "Transformer-XL term (d) vᵀW<sub>k,R</sub>R<sub>−Δ</sub>, past keys", color: COLORS[6] },
 ];
 
 function out(name, text) {
@@ -117,6 +119,8 @@ function drawHeatmaps(data) {
     alibi: `ALiBi head ${data.head}`,
     shaw: "Shaw clipped offset",
     nope: "NoPE",
+    learned: "learned P·Pᵀ (MiniLM)",
+    transformer_xl: "Transformer-XL (d)",
   };
   const traces = [];
   const layout = { title: { text: "The same quantities for every query (rows) and key (columns)" }, annotations: [], margin: { l: 10, r: 10, t: 10, b: 10 } };

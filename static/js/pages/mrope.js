@@ -1,0 +1,222 @@
+// M-RoPE: the ladder split among t/h/w, the (t, h, w) of every token, the patch grid, and what a
+// score between two patches depends on.
+
+import { startPage } from "../lib/page.js";
+import { COLORS, SEQUENTIAL, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+
+const AXIS_COLOR = { t: COLORS[0], h: COLORS[1], w: COLORS[2] };
+const TABLE_ROWS = 64;
+
+function out(name, text) {
+  document.querySelectorAll(`[data-out="${name}"]`).forEach((slot) => {
+    slot.textContent = text;
+  });
+}
+
+function pairsOf(data, name) {
+  return data.axis.map((a, j) => (a === name ? j : -1)).filter((j) => j >= 0);
+}
+
+function drawLadder(data) {
+  draw(
+    "plot-ladder",
+    ["t", "h", "w"].map((name) => {
+      const pairs = pairsOf(data, name);
+      return {
+        type: "bar",
+        x: pairs,
+        y: pairs.map((j) => data.inv_freq[j]),
+        name: `${name}: ${pairs.length} pairs`,
+        marker: { color: AXIS_COLOR[name] },
+        customdata: pairs.map((j) => data.wavelengths[j]),
+        hovertemplate: `pair %{x} follows ${name}<br>θ = %{y:.4g} rad/position<br>wavelength %{customdata:.4g}<extra></extra>`,
+      };
+    }),
+    {
+      title: { text: `The ladder θ_j = ${fmt(data.base)}^(−2j/${data.head_dim}), each pair coloured by its axis (${data.layout})` },
+      xaxis: axis("pair j (dims j and j + d/2)"),
+      yaxis: axis("θ_j (radians per position)", { type: "log", exponentformat: "power" }),
+      bargap: 0.05,
+    },
+  );
+}
+
+function drawSequence(data) {
+  const seq = data.sequence;
+  const index = seq.t.map((_, n) => n);
+  const hover = seq.kind.map((kind, n) => (kind === "text" ? "text" : `patch (${seq.frame[n]}, ${seq.row[n]}, ${seq.col[n]})`));
+  const line = (name, dash) => ({
+    type: "scatter",
+    mode: "lines+markers",
+    x: index,
+    y: [...seq[name]],
+    name,
+    line: { color: AXIS_COLOR[name], width: lineWidth(1.5), dash, shape: "hv" },
+    marker: { size: 4 },
+    customdata: hover,
+    hovertemplate: `token %{x} (%{customdata})<br>${name} = %{y}<extra></extra>`,
+  });
+  const start = data.text_before - 0.5;
+  const stop = data.text_before + data.frames * data.grid_h * data.grid_w - 0.5;
+  draw("plot-sequence", [line("t", "solid"), line("h", "dash"), line("w", "dot")], {
+    title: { text: "The (t, h, w) of every token: text, then the image patches (shaded), then text" },
+    xaxis: axis("token (place in the sequence)"),
+    yaxis: axis("position index"),
+    shapes: [{ type: "rect", xref: "x", yref: "paper", x0: start, x1: stop, y0: 0, y1: 1, fillcolor: "#999", opacity: 0.15, line: { width: 0 } }],
+  });
+}
+
+function drawPatches(data) {
+  const seq = data.sequence;
+  const rows = Array.from({ length: data.grid_h }, (_, r) => r);
+  const cols = Array.from({ length: data.grid_w }, (_, c) => c);
+  const first = data.text_before + data.query_frame * data.grid_h * data.grid_w;
+  const at = (r, c) => first + r * data.grid_w + c;
+  const text = rows.map((r) => cols.map((c) => `(${seq.t[at(r, c)]}, ${seq.h[at(r, c)]}, ${seq.w[at(r, c)]})`));
+  const z = rows.map((r) => cols.map((c) => (r === data.query_row && c === data.query_col ? 2 : r === data.key_row && c === data.key_col && data.key_frame === data.query_frame ? 1 : 0)));
+  const small = data.grid_h * data.grid_w <= 144;
+  draw(
+    "plot-patches",
+    [
+      {
+        type: "heatmap",
+        z,
+        x: cols,
+        y: rows,
+        text,
+        texttemplate: small ? "%{text}" : "",
+        zmin: 0,
+        zmax: 2,
+        colorscale: [[0, "#f2f2f2"], [0.5, "#f6c9a8"], [1, "#a8cde8"]],
+        showscale: false,
+        xgap: 2,
+        ygap: 2,
+        hovertemplate: "row %{y}, column %{x}<br>(t, h, w) = %{text}<extra></extra>",
+      },
+    ],
+    {
+      title: { text: `Frame ${data.query_frame} of the image, ${data.grid_h} × ${data.grid_w} patches: (t, h, w) of each (blue: query, orange: key)` },
+      xaxis: axis("column", { dtick: 1 }),
+      yaxis: axis("row", { autorange: "reversed", dtick: 1 }),
+    },
+  );
+}
+
+function drawScores(data) {
+  const rows = Array.from({ length: data.grid_h }, (_, r) => r);
+  const cols = Array.from({ length: data.grid_w }, (_, c) => c);
+  // Each panel has its own colour range: with Qwen2-VL's blocks the h and w pairs are slow, so the
+  // M-RoPE scores of nearby patches differ in the third decimal while 1-D RoPE's differ in the first.
+  const range = (z) => {
+    const flat = z.flat();
+    return [Math.min(...flat), Math.max(...flat)];
+  };
+  const heat = (z, axes, name, x) => {
+    const [lo, hi] = range(z);
+    return {
+      type: "heatmap",
+      z: z.map((row) => [...row]),
+      x: cols,
+      y: rows,
+      zmin: lo,
+      zmax: hi > lo ? hi : lo + 1e-12,
+      colorscale: SEQUENTIAL,
+      colorbar: { title: { text: "score" }, x, len: 0.9 },
+      hovertemplate: `${name}<br>row %{y}, column %{x}<br>score %{z:.6f}<extra></extra>`,
+      ...axes,
+    };
+  };
+  const [lo, hi] = range(data.grid_scores);
+  const [lo1, hi1] = range(data.grid_scores_1d);
+  draw(
+    "plot-scores",
+    [heat(data.grid_scores, { xaxis: "x", yaxis: "y" }, "M-RoPE", 0.44), heat(data.grid_scores_1d, { xaxis: "x2", yaxis: "y2" }, "1-D RoPE", 1.0)],
+    {
+      title: { text: `Score from the query patch q to every patch (all-ones q and k), each panel on its own scale` },
+      xaxis: axis(`M-RoPE: ${fmt(lo)} … ${fmt(hi)}`, { domain: [0, 0.38], dtick: 1 }),
+      yaxis: axis("row", { autorange: "reversed", dtick: 1 }),
+      xaxis2: axis(`1-D RoPE in reading order: ${fmt(lo1)} … ${fmt(hi1)}`, { domain: [0.56, 0.94], dtick: 1 }),
+      yaxis2: axis("", { autorange: "reversed", anchor: "x2", dtick: 1 }),
+      annotations: [
+        { xref: "x", yref: "y", x: data.query_col, y: data.query_row, text: "q", showarrow: false, font: { size: 14, color: "#fff" } },
+        { xref: "x2", yref: "y2", x: data.query_col, y: data.query_row, text: "q", showarrow: false, font: { size: 14, color: "#fff" } },
+      ],
+    },
+  );
+}
+
+function drawAngles(data) {
+  const traces = [];
+  for (const name of ["t", "h", "w"]) {
+    const pairs = pairsOf(data, name);
+    traces.push({
+      type: "bar",
+      x: pairs,
+      y: pairs.map((j) => data.delta_angles[j]),
+      name: `${name} pairs: Δ${name} = ${data.offset[name]}`,
+      marker: { color: AXIS_COLOR[name] },
+      hovertemplate: `pair %{x} (${name})<br>angle key − query %{y:.5g} rad<extra></extra>`,
+    });
+    traces.push({
+      type: "scatter",
+      mode: "markers",
+      x: pairs,
+      y: pairs.map((j) => data.angles[j]),
+      name: `angle at ${name} = ${data.position[name]}`,
+      marker: { color: AXIS_COLOR[name], symbol: "diamond-open", size: 6 },
+      xaxis: "x2",
+      yaxis: "y2",
+      hovertemplate: `pair %{x} (${name})<br>${name}·θ = %{y:.5g} rad<extra></extra>`,
+    });
+  }
+  draw("plot-angles", traces, {
+    title: { text: `Per pair: key − query angle (left) and the angles of (t, h, w) = (${data.t}, ${data.h}, ${data.w}) (right, log scale)` },
+    xaxis: axis("pair j", { domain: [0, 0.45] }),
+    yaxis: axis("angle (radians)"),
+    xaxis2: axis("pair j", { domain: [0.55, 1] }),
+    yaxis2: axis("angle (radians)", { anchor: "x2", type: "log", exponentformat: "power" }),
+    barmode: "overlay",
+  });
+}
+
+function fillTokens(data) {
+  const body = document.querySelector('[data-table="tokens"]');
+  if (!body) return;
+  const seq = data.sequence;
+  const n = seq.t.length;
+  const picks = n <= TABLE_ROWS ? seq.t.map((_, i) => i) : [...Array(TABLE_ROWS - 8).keys(), ...Array.from({ length: 8 }, (_, k) => n - 8 + k)];
+  body.replaceChildren(
+    ...picks.map((i) => {
+      const tr = document.createElement("tr");
+      const cells = [String(i), seq.kind[i], seq.kind[i] === "text" ? "—" : `(${seq.frame[i]}, ${seq.row[i]}, ${seq.col[i]})`, seq.t[i], seq.h[i], seq.w[i]];
+      cells.forEach((cell, c) => {
+        const td = document.createElement(c === 0 ? "th" : "td");
+        if (c === 0) td.scope = "row";
+        td.textContent = String(cell);
+        tr.appendChild(td);
+      });
+      return tr;
+    }),
+  );
+  out("table_note", n > TABLE_ROWS ? `${TABLE_ROWS} of the ${n} tokens are listed (the first ${TABLE_ROWS - 8} and the last 8); the CSV export has them all.` : `All ${n} tokens.`);
+}
+
+startPage({
+  draw(data) {
+    drawLadder(data);
+    drawSequence(data);
+    drawPatches(data);
+    drawScores(data);
+    drawAngles(data);
+    fillTokens(data);
+    const c = data.section_counts;
+    out("counts", `${c.t}, ${c.h}, ${c.w} of ${data.head_dim / 2}`);
+    const patches = data.frames * data.grid_h * data.grid_w;
+    out("block", `${patches} patches from token ${data.vision_start}; t = ${data.vision_start}${data.frames > 1 ? ` … ${data.vision_start + data.frames - 1}` : ""}, h = ${data.vision_start} … ${data.vision_start + data.grid_h - 1}, w = ${data.vision_start} … ${data.vision_start + data.grid_w - 1}`);
+    out("resume", `${data.vision_start + Math.max(data.grid_h, data.grid_w)} (= ${data.vision_start} + max(${data.grid_h}, ${data.grid_w})); ids run ${-data.rope_delta} behind the token count`);
+    out("pair", `(${data.query.t}, ${data.query.h}, ${data.query.w}) → (${data.key.t}, ${data.key.h}, ${data.key.w})`);
+    out("offset", `(${data.offset.t}, ${data.offset.h}, ${data.offset.w}); 1-D: ${data.flat_offset}`);
+    out("score", fmt(data.score));
+    out("angles", `${data.angles.slice(0, 3).map((v) => fmt(v)).join(", ")} … ${fmt(data.angles[data.angles.length - 1])}`);
+  },
+});

@@ -1,0 +1,160 @@
+// Transformer-XL: the four score terms, their sum, term d by distance and c by key, and R.
+
+import { startPage } from "../lib/page.js";
+import { COLORS, DIVERGING, axis, draw, fmt } from "../lib/plot.js";
+
+function out(name, text) {
+  document.querySelectorAll(`[data-out="${name}"]`).forEach((slot) => {
+    slot.textContent = text;
+  });
+}
+
+const maxAbs = (rows) => rows.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
+
+const TERMS = [
+  { key: "a", title: "(a) content · content" },
+  { key: "b", title: "(b) content · position" },
+  { key: "c", title: "(c) u · content: constant down columns" },
+  { key: "d", title: "(d) v · position: constant along diagonals" },
+];
+
+function heat(data, z, extra) {
+  return {
+    type: "heatmap",
+    z: z.map((row) => row.map((v) => (v === null ? null : v))),
+    x: [...data.key_positions],
+    y: [...data.query_positions],
+    customdata: data.offset_matrix.map((row) => [...row]),
+    colorscale: DIVERGING,
+    reversescale: true,
+    hoverongaps: false,
+    ...extra,
+  };
+}
+
+function drawTerms(data) {
+  const limit = Math.max(...TERMS.map((t) => maxAbs(data.terms[t.key])));
+  const traces = [];
+  const layout = { title: { text: `The four terms (one colour scale, ±${fmt(limit)}); blank: a key after its query` }, annotations: [], height: 620 };
+  TERMS.forEach((term, n) => {
+    const suffix = n === 0 ? "" : String(n + 1);
+    const col = n % 2;
+    const row = Math.floor(n / 2);
+    const x0 = col === 0 ? 0 : 0.54;
+    const x1 = col === 0 ? 0.44 : 0.98;
+    const y1 = row === 0 ? 0.92 : 0.42;
+    const y0 = y1 - 0.36;
+    traces.push(
+      heat(data, data.terms[term.key], {
+        xaxis: `x${suffix}`,
+        yaxis: `y${suffix}`,
+        zmin: -limit,
+        zmax: limit,
+        showscale: n === 0,
+        colorbar: { title: { text: "term" }, x: 1.02, len: 0.9 },
+        hovertemplate: `${term.title}<br>query i = %{y}, key j = %{x}<br>i − j = %{customdata}<br>%{z:.5g}<extra></extra>`,
+      }),
+    );
+    layout[`xaxis${suffix}`] = axis(row === 1 ? "key position j" : "", { domain: [x0, x1], anchor: `y${suffix}` });
+    layout[`yaxis${suffix}`] = axis(col === 0 ? "query i" : "", { domain: [y0, y1], anchor: `x${suffix}`, autorange: "reversed" });
+    layout.annotations.push({ text: term.title, xref: "paper", yref: "paper", x: (x0 + x1) / 2, y: y1 + 0.01, xanchor: "center", yanchor: "bottom", showarrow: false, font: { size: 13 } });
+  });
+  draw("plot-terms", traces, layout);
+}
+
+function drawSum(data) {
+  const limit = maxAbs(data.terms.sum);
+  draw(
+    "plot-sum",
+    [
+      heat(data, data.terms.sum, {
+        zmin: -limit,
+        zmax: limit,
+        colorbar: { title: { text: "A" } },
+        hovertemplate: "query i = %{y}, key j = %{x}<br>i − j = %{customdata}<br>A = %{z:.5g}<extra></extra>",
+      }),
+    ],
+    {
+      title: { text: `A = (a) + (b) + (c) + (d), before the scale 1/√d = ${fmt(data.scale)}` },
+      xaxis: axis("key position j (memory, then segment)"),
+      yaxis: axis("query position i", { autorange: "reversed" }),
+    },
+  );
+}
+
+function drawBiases(data) {
+  draw(
+    "plot-biases",
+    [
+      {
+        type: "scatter",
+        mode: "lines+markers",
+        x: [...data.offsets],
+        y: [...data.position_bias],
+        name: "(d) vᵀ W_kR R_(i−j)",
+        line: { color: COLORS[1] },
+        hovertemplate: "i − j = %{x}<br>(d) = %{y:.5g}<extra></extra>",
+      },
+      {
+        type: "bar",
+        x: [...data.key_positions],
+        y: [...data.content_bias],
+        name: "(c) uᵀ W_kE E_j",
+        xaxis: "x2",
+        yaxis: "y2",
+        marker: { color: COLORS[2] },
+        hovertemplate: "key j = %{x}<br>(c) = %{y:.5g}<extra></extra>",
+      },
+    ],
+    {
+      title: { text: "Term (d) is one number per distance; term (c) one number per key" },
+      xaxis: axis("distance i − j", { domain: [0, 0.45] }),
+      yaxis: axis("(d)"),
+      xaxis2: axis("key position j", { domain: [0.55, 1] }),
+      yaxis2: axis("(c)", { anchor: "x2" }),
+    },
+  );
+}
+
+function drawR(data) {
+  const half = data.d_model / 2;
+  const labels = Array.from({ length: data.d_model }, (_, c) => (c < half ? `sin ω${c}` : `cos ω${c - half}`));
+  draw(
+    "plot-r",
+    [
+      {
+        type: "heatmap",
+        z: data.R.map((row) => [...row]),
+        x: labels.map((_, c) => c),
+        y: [...data.offsets],
+        customdata: data.R.map(() => labels),
+        zmin: -1,
+        zmax: 1,
+        colorscale: DIVERGING,
+        reversescale: true,
+        colorbar: { title: { text: "R" } },
+        hovertemplate: "distance %{y}<br>column %{x} (%{customdata})<br>%{z:.6f}<extra></extra>",
+      },
+    ],
+    {
+      title: { text: `R: one row per distance k = i − j, [sin(k·ω), cos(k·ω)], d = ${data.d_model}` },
+      xaxis: axis("column (sines, then cosines)"),
+      yaxis: axis("distance k", { autorange: "reversed" }),
+    },
+  );
+}
+
+startPage({
+  draw(data) {
+    drawTerms(data);
+    drawSum(data);
+    drawBiases(data);
+    drawR(data);
+    for (const term of ["a", "b", "c", "d"]) {
+      const s = data.structure[term];
+      out(term, `${fmt(s.diagonal)} · ${fmt(s.column)}`);
+    }
+    out("layout", `i = ${data.query_positions[0]} … ${data.query_positions[data.query_positions.length - 1]}; i − j = 0 … ${data.key_len - 1}`);
+    out("scale", `1/√${data.d_model} = ${fmt(data.scale)}`);
+  },
+});

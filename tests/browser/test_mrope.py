@@ -1,0 +1,23 @@
+"""/mrope in a real browser: the section split, the patch triples, the layout switch."""
+
+from tests.browser.helpers import plot_data, snapshot, wait_for_data_change, wait_for_plot, wait_for_query
+
+
+def test_sections_triples_and_interleaving(page, base_url):
+    page.goto(f"{base_url}/mrope")
+    wait_for_plot(page, "plot-ladder")
+    t, h, w = plot_data(page, "plot-ladder")
+    assert (t["x"], h["x"], w["x"]) == (list(range(16)), list(range(16, 40)), list(range(40, 64)))
+    patches = page.evaluate("() => document.getElementById('plot-patches')._fullData[0].text")
+    assert patches[0][0] == "(4, 4, 4)" and patches[3][5] == "(4, 7, 9)"
+    sequence = plot_data(page, "plot-sequence")
+    assert sequence[0]["y"][:6] == [0, 1, 2, 3, 4, 4] and sequence[0]["y"][28] == 10  # text resumes at 4 + max(4, 6)
+    assert page.locator('[data-table="tokens"] tr').count() == 32
+
+    before = snapshot(page, "plot-ladder")
+    page.locator('select[data-param="layout"]').select_option("interleaved")
+    wait_for_query(page, "layout=interleaved")
+    wait_for_data_change(page, "plot-ladder", before)
+    t, h, w = plot_data(page, "plot-ladder")
+    assert h["x"][:3] == [1, 4, 7] and w["x"][:3] == [2, 5, 8]
+    assert len(t["x"]) + len(h["x"]) + len(w["x"]) == 64
