@@ -56,7 +56,8 @@ def csv_bytes(header: Sequence[Any], rows: Any) -> bytes:
     if isinstance(rows, Columns):
         if not rows.parts or not len(rows):
             return head
-        parts = [_lines(orjson.dumps(part, option=_OPTIONS)) for part in rows.parts]
+        # orjson reads numpy arrays in C order only; a column slice of a matrix is a strided view.
+        parts = [_lines(orjson.dumps(np.ascontiguousarray(part), option=_OPTIONS)) for part in rows.parts]
         lines = parts[0] if len(parts) == 1 else [b",".join(cells) for cells in zip(*parts)]
         return head + b"\n".join(lines) + b"\n"
     table, text = [], False

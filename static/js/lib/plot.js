@@ -167,7 +167,14 @@ function extent(z) {
  * or a named sequential scale; the range comes from the data, rounded outward a little so that
  * small changes of the data do not move the colour bar on every redraw.
  */
-export function colourRange(z, scale, zmin, zmax) {
+export function colourRange(z, scale, zmin, zmax, fixed = false) {
+  // zauto: false (Plotly's own attribute) keeps the page's range as it is: a deliberate clip, or a
+  // quantity with natural limits (a cosine).
+  if (fixed && Number.isFinite(zmin) && Number.isFinite(zmax)) {
+    if (scale !== DIVERGING) return { scale: SCALES[scale] || CIVIDIS, zmin, zmax, kind: "sequential" };
+    if (zmin < 0 && zmax > 0) return { scale: SCALES.diverging, zmin, zmax, kind: "diverging" };
+    return zmax > 0 ? { scale: SCALES.positive, zmin, zmax, kind: "positive" } : { scale: SCALES.negative, zmin, zmax, kind: "negative" };
+  }
   let [lo, hi] = extent(z);
   // Signed values: a zmin/zmax from the page widens the extent to fit (heatmaps that share a scale).
   if (scale === DIVERGING && Number.isFinite(zmin) && Number.isFinite(zmax)) {
@@ -343,7 +350,7 @@ function imageHeatmap(trace, layout) {
   const ys = numericCoords(trace.y, rowsN);
   const xEdges = edgesOf(xs.centres);
   const yEdges = edgesOf(ys.centres);
-  const colour = colourRange(z, trace.colorscale || SEQUENTIAL, trace.zmin, trace.zmax);
+  const colour = colourRange(z, trace.colorscale || SEQUENTIAL, trace.zmin, trace.zmax, trace.zauto === false);
   const xAxis = layout[axisName(trace.xaxis, "x")] || {};
   const yAxis = layout[axisName(trace.yaxis, "y")] || {};
   // The image is drawn top row first: the row at the top of the screen is the largest y unless the
@@ -439,6 +446,12 @@ function imageHeatmap(trace, layout) {
 }
 
 // Labelled cells (words, names) sit at 0, 1, 2 … on a linear axis that shows their labels.
+function nativeHeatmap(trace) {
+  if (Array.isArray(trace.colorscale)) return trace;
+  const colour = colourRange(trace.z, trace.colorscale || SEQUENTIAL, trace.zmin, trace.zmax, trace.zauto === false);
+  return { ...trace, colorscale: plotlyScale(colour.scale), zmin: colour.zmin, zmax: colour.zmax, zauto: false, reversescale: false };
+}
+
 function categoryTicks(categories) {
   return { type: "linear", tickmode: "array", tickvals: categories.map((_, i) => i), ticktext: categories.map((c) => String(c)) };
 }
@@ -665,6 +678,12 @@ function compose(el, traces, pageLayout) {
   const images = [];
   const heatmaps = [];
   traces.forEach((trace) => {
+    // A heatmap that writes text in its cells or leaves gaps between them (a handful of labelled
+    // cells) stays a Plotly heatmap, with its colour scale resolved the same way.
+    if (trace.type === "heatmap" && (trace.texttemplate || trace.xgap || trace.ygap)) {
+      drawn.push(nativeHeatmap(trace));
+      return;
+    }
     if (trace.type === "heatmap" && Array.isArray(trace.z) && trace.z.length && Array.isArray(trace.z[0])) {
       const { carrier, image, entry, axisPatch } = imageHeatmap(trace, layout);
       for (const [name, patch] of Object.entries(axisPatch)) layout[name] = merge(layout[name] || {}, patch);

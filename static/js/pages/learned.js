@@ -2,7 +2,7 @@
 // similarity by distance, principal components, and the cliff at max_len.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
 
 function out(name, text) {
   document.querySelectorAll(`[data-out="${name}"]`).forEach((slot) => {
@@ -33,8 +33,8 @@ function drawTable(data) {
         y: [...data.positions],
         zmin: -limit,
         zmax: limit,
+        zauto: false,
         colorscale: DIVERGING,
-        reversescale: true,
         colorbar: { title: { text: limit < largest ? `value (colours stop at ±${fmt(limit, 3)})` : "value" } },
         hovertemplate: "position %{y}<br>column %{x}<br>%{z:.7g}<extra></extra>",
       },
@@ -59,31 +59,35 @@ function sinusoidMatrix(data) {
 
 function drawSimilarity(data) {
   const positions = [...data.positions];
-  const heat = (z, axes, title, x) => ({
+  const grid = panelGrid("plot-similarity", 2, 0.2, 460);
+  const heat = (z, axes, title, colorbar) => ({
     type: "heatmap",
     z: z.map((row) => [...row]),
     x: positions,
     y: positions,
     zmin: -1,
     zmax: 1,
+    zauto: false,
     colorscale: DIVERGING,
-    reversescale: true,
-    colorbar: { title: { text: "cos" }, x, len: 0.9 },
+    colorbar: { title: { text: "cos" }, ...colorbar },
     hovertemplate: `${title}<br>p %{y}, q %{x}<br>cos = %{z:.4f}<extra></extra>`,
     ...axes,
   });
   draw(
     "plot-similarity",
     [
-      heat(data.similarity, { xaxis: "x", yaxis: "y" }, "learned", 0.42),
-      heat(sinusoidMatrix(data), { xaxis: "x2", yaxis: "y2" }, "sinusoid", 1.0),
+      // One colour scale (cos from −1 to 1) serves both: one colour bar.
+      heat(data.similarity, { xaxis: "x", yaxis: "y", showscale: false }, "learned", {}),
+      heat(sinusoidMatrix(data), { xaxis: "x2", yaxis: "y2" }, "sinusoid", { len: 1 }),
     ],
     {
-      title: { text: `Cosine similarity between positions: learned (left) and sinusoid d = ${data.dim} (right, constant diagonals)` },
-      xaxis: axis("position q", { domain: [0, 0.38] }),
-      yaxis: axis("position p", { autorange: "reversed" }),
-      xaxis2: axis("position q", { domain: [0.56, 0.94] }),
-      yaxis2: axis("", { autorange: "reversed", anchor: "x2" }),
+      title: {
+        text: `Cosine similarity between positions: learned (${grid.stacked ? "top" : "left"}) and sinusoid d = ${data.dim} (${grid.stacked ? "bottom" : "right"}, constant diagonals)`,
+      },
+      xaxis: axis("position q", { domain: grid.x[0], anchor: "y" }),
+      yaxis: axis("position p", { autorange: "reversed", domain: grid.y[0], anchor: "x" }),
+      xaxis2: axis("position q", { domain: grid.x[1], anchor: "y2" }),
+      yaxis2: axis(grid.stacked ? "position p" : "", { autorange: "reversed", anchor: "x2", domain: grid.y[1] }),
     },
   );
 }
@@ -126,7 +130,7 @@ function drawOffset(data) {
     });
   }
   draw("plot-offset", traces, {
-    title: { text: "How similar are two positions Δ apart? cos(P_p, P_p+Δ) over every p" },
+    title: { text: "How similar are two positions Δ apart? cos(P<sub>p</sub>, P<sub>p+Δ</sub>) over every p" },
     xaxis: axis("distance Δ (positions)"),
     yaxis: axis("cosine similarity", { range: [-1.05, 1.05] }),
   });
@@ -157,16 +161,17 @@ function drawPca(data) {
     ...axes,
   });
   const pct = (v) => `${fmt(100 * v, 3)}%`;
+  const grid = panelGrid("plot-pca", 2, 0.14, 500);
   draw(
     "plot-pca",
     [scatter(learned, { xaxis: "x", yaxis: "y" }, "learned", false), scatter(sinusoid, { xaxis: "x2", yaxis: "y2" }, "sinusoid", true)],
     {
       title: { text: "Every position on the first two principal components (colour: position; lines join neighbours)" },
       showlegend: false,
-      xaxis: axis(`learned PC1 (${pct(learned.explained_variance_ratio[0])})`, { domain: [0, 0.44] }),
-      yaxis: axis(`PC2 (${pct(learned.explained_variance_ratio[1])})`, { scaleanchor: "x" }),
-      xaxis2: axis(`sinusoid PC1 (${pct(sinusoid.explained_variance_ratio[0])})`, { domain: [0.56, 1] }),
-      yaxis2: axis(`PC2 (${pct(sinusoid.explained_variance_ratio[1])})`, { anchor: "x2", scaleanchor: "x2" }),
+      xaxis: axis(`learned PC1 (${pct(learned.explained_variance_ratio[0])})`, { domain: grid.x[0], anchor: "y", nticks: 5 }),
+      yaxis: axis(`PC2 (${pct(learned.explained_variance_ratio[1])})`, { scaleanchor: "x", domain: grid.y[0], anchor: "x" }),
+      xaxis2: axis(`sinusoid PC1 (${pct(sinusoid.explained_variance_ratio[0])})`, { domain: grid.x[1], anchor: "y2", nticks: 5 }),
+      yaxis2: axis(`PC2 (${pct(sinusoid.explained_variance_ratio[1])})`, { anchor: "x2", scaleanchor: "x2", domain: grid.y[1] }),
     },
   );
 }
@@ -189,7 +194,7 @@ function drawVariance(data) {
       xaxis: axis("component", { dtick: 1 }),
       yaxis: axis("share", { tickformat: ".0%", rangemode: "tozero" }),
       yaxis2: axis("cumulative", { overlaying: "y", side: "right", range: [0, 1.02], tickformat: ".0%" }),
-      margin: { r: 70 },
+      margin: { r: document.body.classList.contains("presenter") ? 130 : 80 },  // the second axis: tick labels and title on the right
     },
   );
 }
@@ -222,7 +227,6 @@ function cliffShapes(data, yref = "paper") {
         y: 0.95,
         text: `no row: positions ≥ ${data.max_len}`,
         showarrow: false,
-        font: { size: 13 },
       },
     ],
   };
@@ -234,8 +238,8 @@ function drawCliff(data) {
   draw(
     "plot-cliff",
     [
-      ...curveTraces(cliff, cliff.learned, `learned: cos(P_${data.position}, P_x)`, { color: COLORS[1], width: lineWidth(1.5) }, "x = %{x}<br>cos %{y:.4f}<extra>learned</extra>"),
-      ...curveTraces(cliff, cliff.sinusoid, `sinusoid: cos(PE_${data.position}, PE_x)`, { color: COLORS[0], width: lineWidth(1.5), dash: "dash" }, "x = %{x}<br>cos %{y:.4f}<extra>sinusoid</extra>"),
+      ...curveTraces(cliff, cliff.learned, `learned: cos(P<sub>${data.position}</sub>, P<sub>x</sub>)`, { color: COLORS[1], width: lineWidth(1.5) }, "x = %{x}<br>cos %{y:.4f}<extra>learned</extra>"),
+      ...curveTraces(cliff, cliff.sinusoid, `sinusoid: cos(PE<sub>${data.position}</sub>, PE<sub>x</sub>)`, { color: COLORS[0], width: lineWidth(1.5), dash: "dash" }, "x = %{x}<br>cos %{y:.4f}<extra>sinusoid</extra>"),
     ],
     {
       title: { text: `Position ${data.position} against every position: the learned table ends at ${data.max_len - 1}, the sinusoid goes on` },
@@ -247,18 +251,18 @@ function drawCliff(data) {
   draw(
     "plot-norms",
     [
-      ...curveTraces(cliff, cliff.learned_norm, "learned ‖P_x‖", { color: COLORS[1], width: lineWidth(1.5) }, "x = %{x}<br>‖P_x‖ = %{y:.5g}<extra>learned</extra>"),
+      ...curveTraces(cliff, cliff.learned_norm, "learned ‖P<sub>x</sub>‖", { color: COLORS[1], width: lineWidth(1.5) }, "x = %{x}<br>‖P<sub>x</sub>‖ = %{y:.5g}<extra>learned</extra>"),
       ...(cliff.sinusoid_norm
-        ? curveTraces(cliff, cliff.sinusoid_norm, "sinusoid ‖PE_x‖", { color: COLORS[0], width: lineWidth(1.5), dash: "dash" }, "x = %{x}<br>‖PE_x‖ = %{y:.5g}<extra>sinusoid</extra>")
+        ? curveTraces(cliff, cliff.sinusoid_norm, "sinusoid ‖PE<sub>x</sub>‖", { color: COLORS[0], width: lineWidth(1.5), dash: "dash" }, "x = %{x}<br>‖PE<sub>x</sub>‖ = %{y:.5g}<extra>sinusoid</extra>")
         : [
             {
               type: "scatter",
               mode: "lines",
               x: [cliff.x[0], cliff.x[cliff.x.length - 1]],
               y: [data.sinusoid_norm, data.sinusoid_norm],
-              name: `sinusoid ‖PE_x‖ = √(d/2) = ${fmt(data.sinusoid_norm)}`,
+              name: `sinusoid ‖PE<sub>x</sub>‖ = √(d/2) = ${fmt(data.sinusoid_norm)}`,
               line: { color: COLORS[0], width: lineWidth(1.5), dash: "dash" },
-              hovertemplate: "‖PE_x‖ = %{y:.5g} at every x<extra>sinusoid</extra>",
+              hovertemplate: "‖PE<sub>x</sub>‖ = %{y:.5g} at every x<extra>sinusoid</extra>",
             },
           ]),
     ],
@@ -295,7 +299,7 @@ startPage({
       return k < 0 ? `> ${part.cumulative.length}` : String(k + 1);
     };
     out("pc90", `learned ${k90(data.pca.learned)} · sinusoid ${k90(data.pca.sinusoid)}`);
-    out("position", `${data.position}: ‖P_p‖ = ${fmt(Math.hypot(...data.row))}, first values ${data.row.slice(0, 3).map((v) => fmt(v)).join(", ")} …`);
+    out("position", `${data.position}: ‖Pₚ‖ = ${fmt(Math.hypot(...data.row))}, first values ${data.row.slice(0, 3).map((v) => fmt(v)).join(", ")} …`);
     out("missing", `${data.first_missing_position} (the table has ${data.max_len} rows)`);
   },
 });

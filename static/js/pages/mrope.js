@@ -2,7 +2,7 @@
 // score between two patches depends on.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, SEQUENTIAL, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+import { COLORS, SEQUENTIAL, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
 
 const AXIS_COLOR = { t: COLORS[0], h: COLORS[1], w: COLORS[2] };
 const TABLE_ROWS = 64;
@@ -33,9 +33,9 @@ function drawLadder(data) {
       };
     }),
     {
-      title: { text: `The ladder θ_j = ${fmt(data.base)}^(−2j/${data.head_dim}), each pair coloured by its axis (${data.layout})` },
+      title: { text: `The ladder θ<sub>j</sub> = ${fmt(data.base)}<sup>−2j/${data.head_dim}</sup>, each pair coloured by its axis (${data.layout})` },
       xaxis: axis("pair j (dims j and j + d/2)"),
-      yaxis: axis("θ_j (radians per position)", { type: "log", exponentformat: "power" }),
+      yaxis: axis("θ<sub>j</sub> (radians per position)", { type: "log", exponentformat: "power" }),
       bargap: 0.05,
     },
   );
@@ -111,7 +111,8 @@ function drawScores(data) {
     const flat = z.flat();
     return [Math.min(...flat), Math.max(...flat)];
   };
-  const heat = (z, axes, name, x) => {
+  const grid = panelGrid("plot-scores", 2, 0.22, 420);
+  const heat = (z, axes, name, colorbar) => {
     const [lo, hi] = range(z);
     return {
       type: "heatmap",
@@ -121,7 +122,7 @@ function drawScores(data) {
       zmin: lo,
       zmax: hi > lo ? hi : lo + 1e-12,
       colorscale: SEQUENTIAL,
-      colorbar: { title: { text: "score" }, x, len: 0.9 },
+      colorbar: { title: { text: "score" }, ...colorbar },
       hovertemplate: `${name}<br>row %{y}, column %{x}<br>score %{z:.6f}<extra></extra>`,
       ...axes,
     };
@@ -130,16 +131,19 @@ function drawScores(data) {
   const [lo1, hi1] = range(data.grid_scores_1d);
   draw(
     "plot-scores",
-    [heat(data.grid_scores, { xaxis: "x", yaxis: "y" }, "M-RoPE", 0.44), heat(data.grid_scores_1d, { xaxis: "x2", yaxis: "y2" }, "1-D RoPE", 1.0)],
+    [
+      heat(data.grid_scores, { xaxis: "x", yaxis: "y" }, "M-RoPE", grid.stacked ? { x: 1.0, y: 0.78, len: 0.44 } : { x: 0.4, len: 0.9 }),
+      heat(data.grid_scores_1d, { xaxis: "x2", yaxis: "y2" }, "1-D RoPE", grid.stacked ? { x: 1.0, y: 0.22, len: 0.44 } : { x: 1.0, len: 0.9 }),
+    ],
     {
       title: { text: `Score from the query patch q to every patch (all-ones q and k), each panel on its own scale` },
-      xaxis: axis(`M-RoPE: ${fmt(lo)} … ${fmt(hi)}`, { domain: [0, 0.38], dtick: 1 }),
-      yaxis: axis("row", { autorange: "reversed", dtick: 1 }),
-      xaxis2: axis(`1-D RoPE in reading order: ${fmt(lo1)} … ${fmt(hi1)}`, { domain: [0.56, 0.94], dtick: 1 }),
-      yaxis2: axis("", { autorange: "reversed", anchor: "x2", dtick: 1 }),
+      xaxis: axis(`M-RoPE: ${fmt(lo)} … ${fmt(hi)}`, { domain: grid.stacked ? grid.x[0] : [0, 0.36], dtick: 1, anchor: "y" }),
+      yaxis: axis("row", { autorange: "reversed", dtick: 1, domain: grid.y[0], anchor: "x" }),
+      xaxis2: axis(`1-D RoPE in reading order: ${fmt(lo1)} … ${fmt(hi1)}`, { domain: grid.stacked ? grid.x[1] : [0.58, 0.94], dtick: 1, anchor: "y2" }),
+      yaxis2: axis(grid.stacked ? "row" : "", { autorange: "reversed", anchor: "x2", dtick: 1, domain: grid.y[1] }),
       annotations: [
-        { xref: "x", yref: "y", x: data.query_col, y: data.query_row, text: "q", showarrow: false, font: { size: 14, color: "#fff" } },
-        { xref: "x2", yref: "y2", x: data.query_col, y: data.query_row, text: "q", showarrow: false, font: { size: 14, color: "#fff" } },
+        { xref: "x", yref: "y", x: data.query_col, y: data.query_row, text: "q", showarrow: false, font: { color: "#fff" } },
+        { xref: "x2", yref: "y2", x: data.query_col, y: data.query_row, text: "q", showarrow: false, font: { color: "#fff" } },
       ],
     },
   );
@@ -169,12 +173,14 @@ function drawAngles(data) {
       hovertemplate: `pair %{x} (${name})<br>${name}·θ = %{y:.5g} rad<extra></extra>`,
     });
   }
+  const grid = panelGrid("plot-angles", 2, 0.14, 320);
+  const [first, second] = grid.stacked ? ["top", "bottom"] : ["left", "right"];
   draw("plot-angles", traces, {
-    title: { text: `Per pair: key − query angle (left) and the angles of (t, h, w) = (${data.t}, ${data.h}, ${data.w}) (right, log scale)` },
-    xaxis: axis("pair j", { domain: [0, 0.45] }),
-    yaxis: axis("angle (radians)"),
-    xaxis2: axis("pair j", { domain: [0.55, 1] }),
-    yaxis2: axis("angle (radians)", { anchor: "x2", type: "log", exponentformat: "power" }),
+    title: { text: `Per pair: key − query angle (${first}) and the angles of (t, h, w) = (${data.t}, ${data.h}, ${data.w}) (${second}, log scale)` },
+    xaxis: axis("pair j", { domain: grid.stacked ? [0, 1] : grid.x[0], anchor: "y" }),
+    yaxis: axis("angle (radians)", { domain: grid.y[0], anchor: "x" }),
+    xaxis2: axis("pair j", { domain: grid.stacked ? [0, 1] : grid.x[1], anchor: "y2" }),
+    yaxis2: axis("angle (radians)", { anchor: "x2", type: "log", exponentformat: "power", domain: grid.y[1] }),
     barmode: "overlay",
   });
 }

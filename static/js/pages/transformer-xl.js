@@ -1,7 +1,7 @@
 // Transformer-XL: the four score terms, their sum, term d by distance and c by key, and R.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, draw, fmt } from "../lib/plot.js";
+import { COLORS, DIVERGING, axis, draw, fmt, panelGrid } from "../lib/plot.js";
 
 function out(name, text) {
   document.querySelectorAll(`[data-out="${name}"]`).forEach((slot) => {
@@ -12,10 +12,10 @@ function out(name, text) {
 const maxAbs = (rows) => rows.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
 
 const TERMS = [
-  { key: "a", title: "(a) content · content" },
-  { key: "b", title: "(b) content · position" },
-  { key: "c", title: "(c) u · content: constant down columns" },
-  { key: "d", title: "(d) v · position: constant along diagonals" },
+  { key: "a", title: "(a) content · content", short: "(a)" },
+  { key: "b", title: "(b) content · position", short: "(b)" },
+  { key: "c", title: "(c) u · content: constant down columns", short: "(c) constant down columns" },
+  { key: "d", title: "(d) v · position: constant along diagonals", short: "(d) constant along diagonals" },
 ];
 
 function heat(data, z, extra) {
@@ -26,7 +26,6 @@ function heat(data, z, extra) {
     y: [...data.query_positions],
     customdata: data.offset_matrix.map((row) => [...row]),
     colorscale: DIVERGING,
-    reversescale: true,
     hoverongaps: false,
     ...extra,
   };
@@ -35,15 +34,25 @@ function heat(data, z, extra) {
 function drawTerms(data) {
   const limit = Math.max(...TERMS.map((t) => maxAbs(data.terms[t.key])));
   const traces = [];
-  const layout = { title: { text: `The four terms (one colour scale, ±${fmt(limit)}); blank: a key after its query` }, annotations: [], height: 620 };
+  const layout = {
+    title: {
+      text: `The four terms, on one colour scale (±${fmt(limit)}): ${TERMS.map((t) => t.title).join(" · ")}; grey: a key after its query`,
+    },
+    annotations: [],
+  };
+  // Two by two on a wide screen, one column on a phone; the plot as tall as its rows of squares.
+  const el = document.getElementById("plot-terms");
+  const cols = el.clientWidth < 600 ? 1 : 2;
+  const rows = Math.ceil(TERMS.length / cols);
+  el.style.height = `${Math.round((el.clientWidth / cols) * rows * 0.95 + 60)}px`;
   TERMS.forEach((term, n) => {
     const suffix = n === 0 ? "" : String(n + 1);
-    const col = n % 2;
-    const row = Math.floor(n / 2);
-    const x0 = col === 0 ? 0 : 0.54;
-    const x1 = col === 0 ? 0.44 : 0.98;
-    const y1 = row === 0 ? 0.92 : 0.42;
-    const y0 = y1 - 0.36;
+    const col = n % cols;
+    const row = Math.floor(n / cols);
+    const x0 = col / cols + (col ? 0.06 : 0);
+    const x1 = (col + 1) / cols - 0.06;
+    const y1 = 1 - row / rows - 0.05 / rows;
+    const y0 = y1 + 0.05 / rows - (1 / rows) * 0.82;
     traces.push(
       heat(data, data.terms[term.key], {
         xaxis: `x${suffix}`,
@@ -55,9 +64,10 @@ function drawTerms(data) {
         hovertemplate: `${term.title}<br>query i = %{y}, key j = %{x}<br>i − j = %{customdata}<br>%{z:.5g}<extra></extra>`,
       }),
     );
-    layout[`xaxis${suffix}`] = axis(row === 1 ? "key position j" : "", { domain: [x0, x1], anchor: `y${suffix}` });
+    // Key positions are labelled under the bottom row only: the panels share them.
+    layout[`xaxis${suffix}`] = axis(row === rows - 1 ? "key position j" : "", { domain: [x0, x1], anchor: `y${suffix}`, showticklabels: row === rows - 1 });
     layout[`yaxis${suffix}`] = axis(col === 0 ? "query i" : "", { domain: [y0, y1], anchor: `x${suffix}`, autorange: "reversed" });
-    layout.annotations.push({ text: term.title, xref: "paper", yref: "paper", x: (x0 + x1) / 2, y: y1 + 0.01, xanchor: "center", yanchor: "bottom", showarrow: false, font: { size: 13 } });
+    layout.annotations.push({ text: term.short, xref: "paper", yref: "paper", x: (x0 + x1) / 2, y: y1 + 0.005, xanchor: "center", yanchor: "bottom", showarrow: false });
   });
   draw("plot-terms", traces, layout);
 }
@@ -83,6 +93,7 @@ function drawSum(data) {
 }
 
 function drawBiases(data) {
+  const grid = panelGrid("plot-biases", 2, 0.12, 320);
   draw(
     "plot-biases",
     [
@@ -91,7 +102,7 @@ function drawBiases(data) {
         mode: "lines+markers",
         x: [...data.offsets],
         y: [...data.position_bias],
-        name: "(d) vᵀ W_kR R_(i−j)",
+        name: "(d) vᵀ W<sub>k,R</sub> R<sub>i−j</sub>",
         line: { color: COLORS[1] },
         hovertemplate: "i − j = %{x}<br>(d) = %{y:.5g}<extra></extra>",
       },
@@ -99,7 +110,7 @@ function drawBiases(data) {
         type: "bar",
         x: [...data.key_positions],
         y: [...data.content_bias],
-        name: "(c) uᵀ W_kE E_j",
+        name: "(c) uᵀ W<sub>k,E</sub> E<sub>j</sub>",
         xaxis: "x2",
         yaxis: "y2",
         marker: { color: COLORS[2] },
@@ -108,10 +119,10 @@ function drawBiases(data) {
     ],
     {
       title: { text: "Term (d) is one number per distance; term (c) one number per key" },
-      xaxis: axis("distance i − j", { domain: [0, 0.45] }),
-      yaxis: axis("(d)"),
-      xaxis2: axis("key position j", { domain: [0.55, 1] }),
-      yaxis2: axis("(c)", { anchor: "x2" }),
+      xaxis: axis("distance i − j", { domain: grid.stacked ? [0, 1] : grid.x[0], anchor: "y" }),
+      yaxis: axis("(d)", { domain: grid.y[0], anchor: "x" }),
+      xaxis2: axis("key position j", { domain: grid.stacked ? [0, 1] : grid.x[1], anchor: "y2" }),
+      yaxis2: axis("(c)", { anchor: "x2", domain: grid.y[1] }),
     },
   );
 }
@@ -130,8 +141,8 @@ function drawR(data) {
         customdata: data.R.map(() => labels),
         zmin: -1,
         zmax: 1,
+        zauto: false,
         colorscale: DIVERGING,
-        reversescale: true,
         colorbar: { title: { text: "R" } },
         hovertemplate: "distance %{y}<br>column %{x} (%{customdata})<br>%{z:.6f}<extra></extra>",
       },
