@@ -6,15 +6,14 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import Field, ValidationError, model_validator
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic import Field
 
 from app.core.frequencies import inverse_frequencies, wavelengths
 from app.core.mrope import AXES, ones_score, pair_angles, pair_axes, sequence_positions
 from app.web.csv_format import Columns
 from app.web.fields import Base
 from app.web.params import UI, Params
-from app.web.rules import Bound
+from app.web.rules import Bound, Require
 from app.web.views import View, register
 
 MAX_GRID = 32
@@ -43,6 +42,11 @@ class MRopeParams(Params):
             "head_dim 128; Qwen3-VL: 24, 20, 20).  Repeat the key: mrope_section=16&mrope_section=24&mrope_section=24.",
         ),
         UI("mrope_section [t, h, w]", kind="list", help="three counts adding up to head_dim/2"),
+        Require(
+            "sum(mrope_section) == head_dim // 2",
+            "mrope_section must add up to head_dim/2 = {head_dim // 2} (one count per axis for every rotary pair); "
+            "its counts add up to {sum(mrope_section)}",
+        ),
     ] = (16, 24, 24)
     layout: Annotated[
         Literal["sections", "interleaved"],
@@ -79,22 +83,6 @@ class MRopeParams(Params):
     key_frame: Annotated[int, Field(ge=0, le=MAX_FRAMES - 1, description="Frame of the key patch."), UI("Key patch: frame"), Bound(le="frames - 1", why="frames are numbered from 0")] = 0
     key_row: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Row of the key patch."), UI("Key patch: row"), Bound(le="grid_h - 1", why="rows are numbered from 0")] = 3
     key_col: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Column of the key patch."), UI("Key patch: column"), Bound(le="grid_w - 1", why="columns are numbered from 0")] = 5
-
-    @model_validator(mode="after")
-    def _section_sum(self) -> "MRopeParams":
-        # The rule language of app.web.rules has no sum(), so this one cross-field rule is checked
-        # here, located at the field like the declared rules.
-        half = self.head_dim // 2
-        if sum(self.mrope_section) != half:
-            message = (
-                f"mrope_section must add up to head_dim/2 = {half} (one count per axis for every rotary pair); "
-                f"{' + '.join(map(str, self.mrope_section))} = {sum(self.mrope_section)}"
-            )
-            raise ValidationError.from_exception_data(
-                type(self).__name__,
-                [InitErrorDetails(type=PydanticCustomError("rule", "{message}", {"message": message}), loc=("mrope_section",), input=list(self.mrope_section))],
-            )
-        return self
 
 
 def compute_mrope(params: MRopeParams) -> dict[str, Any]:

@@ -18,7 +18,7 @@ module.
 The expression language is a small, side-effect-free subset of Python whose meaning is the same
 in JavaScript: numbers, strings, ``True``/``False``/``None``, field names, ``+ - * / // %``,
 comparisons, ``and``/``or``/``not``, ``x if c else y``, ``in`` a literal tuple, and the calls
-``len``, ``words`` (``str.split()``), ``int`` (truncation), ``min``, ``max``.  Use ``//`` and ``%``
+``len``, ``words`` (``str.split()``), ``int`` (truncation), ``min``, ``max``, ``sum`` (of a list).  Use ``//`` and ``%``
 on integers only (float floor division rounds differently in the two languages).  A rule whose
 expression divides by zero, or that reads a field holding ``None``, does not apply.
 """
@@ -54,7 +54,7 @@ _COMPARE = {
     ast.In: "in",
     ast.NotIn: "not in",
 }
-_CALLS = {"len", "words", "int", "min", "max"}
+_CALLS = {"len", "words", "int", "min", "max", "sum"}
 
 
 class RuleError(ValueError):
@@ -161,6 +161,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "int": lambda x: int(x),  # truncation toward zero, like Math.trunc
     "min": min,
     "max": max,
+    "sum": sum,
 }
 _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "+": lambda a, b: a + b,

@@ -26,6 +26,7 @@ const CALLS = {
   int: (value) => Math.trunc(Number(value)),
   min: (...values) => Math.min(...values),
   max: (...values) => Math.max(...values),
+  sum: (values) => values.reduce((total, value) => total + value, 0),
 };
 
 function divide(a, b, floor) {
