@@ -7,10 +7,11 @@ value), so every move changes the data and no URL repeats (nothing is answered f
 cache or the page's own "same query" shortcut).  The page is reloaded before each slider, so each
 starts from the defaults; one unrecorded warm-up move precedes each slider's measured moves.
 
-Latency of one move = (time of the last ``plotly_afterplot`` of the redraw) − (``performance.now()``
-taken just before ``input.dispatchEvent``), both read in the page.  A redraw is over when no
-plot has fired ``plotly_afterplot`` for ``QUIET_MS``.  Pages with several plots therefore count
-until every plot that redraws has finished, which is what the reader sees.  The window is
+Latency of one move = (time of the last change of any plot's DOM, seen by a MutationObserver)
+− (``performance.now()`` taken just before ``input.dispatchEvent``), both read in the page.  A
+redraw is over when no plot's DOM has changed for ``QUIET_MS``, so pages with several plots count
+until every plot that redraws has finished, which is what the reader sees, and any drawing path
+(Plotly's SVG, a swapped image) is measured the same way.  The window is
 1280 × 900 and the page's first plot is scrolled into view if it is not (the calculator's sits
 below its table); plots out of view are redrawn when they come into view (static/js/lib/plot.js),
 so a move counts the plots a reader sees.
@@ -31,14 +32,24 @@ QUIET_MS = 120
 TIMEOUT_MS = 8000
 UNCHANGED_MS = 2000
 
+# Every change of a plot's DOM, whatever draws it (Plotly's SVG, a swapped heatmap image, an
+# attribute), is timed by a MutationObserver on each plot element: a move is over when no plot has
+# changed for QUIET_MS, and its latency is the time of the last change.
 INSTRUMENT_JS = """() => {
   if (window.__bench) return true;
-  const B = window.__bench = { after: [], hooked: new WeakSet() };
+  const B = window.__bench = { changes: [], watched: new WeakSet() };
+  const observer = new MutationObserver((records) => {
+    const t = performance.now();
+    for (const record of records) {
+      const plot = record.target.closest ? record.target.closest('.js-plotly-plot') : record.target.parentElement?.closest('.js-plotly-plot');
+      if (plot) B.changes.push({ id: plot.id || '?', t });
+    }
+  });
   B.hook = () => {
     for (const gd of document.querySelectorAll('.js-plotly-plot')) {
-      if (!B.hooked.has(gd) && typeof gd.on === 'function') {
-        B.hooked.add(gd);
-        gd.on('plotly_afterplot', () => B.after.push({ id: gd.id || gd.parentElement?.id || '?', t: performance.now() }));
+      if (!B.watched.has(gd)) {
+        B.watched.add(gd);
+        observer.observe(gd, { subtree: true, childList: true, attributes: true, characterData: true });
       }
     }
   };
@@ -92,7 +103,7 @@ MOVE_JS = """async ([selector, position, quietMs, timeoutMs, unchangedMs]) => {
   const B = window.__bench;
   B.hook();
   const input = document.querySelector(selector);
-  B.after = [];
+  B.changes = [];
   const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set;
   setter.call(input, position);
   const t0 = performance.now();
@@ -101,17 +112,17 @@ MOVE_JS = """async ([selector, position, quietMs, timeoutMs, unchangedMs]) => {
     const check = () => {
       B.hook();
       const now = performance.now();
-      if (B.after.length) {
-        const last = B.after[B.after.length - 1].t;
+      if (B.changes.length) {
+        const last = B.changes[B.changes.length - 1].t;
         if (now - last >= quietMs) {
-          return resolve({ first: B.after[0].t - t0, last: last - t0, count: B.after.length,
-                           plots: [...new Set(B.after.map((a) => a.id))] });
+          return resolve({ first: B.changes[0].t - t0, last: last - t0, count: B.changes.length,
+                           plots: [...new Set(B.changes.map((a) => a.id))] });
         }
       } else if (now - t0 > 300) {
         const err = document.querySelector('.control.has-error .control-error, [data-role="status"].is-error');
         if (err && err.textContent.trim()) return resolve({ error: err.textContent.trim().slice(0, 160) });
         // Plots are not redrawn when their figure did not change (plot.js): a slider that only
-        // moves readouts or tables fires no plotly_afterplot at all.
+        // moves readouts or tables changes no plot's DOM at all.
         if (now - t0 > unchangedMs && !document.querySelector('.figures.is-busy')) return resolve({ unchanged: true });
       }
       if (now - t0 > timeoutMs) return resolve({ timeout: true });
@@ -169,6 +180,9 @@ FIRST_PLOT_IN_VIEW_JS = """() => {
 
 def _open(browser, url: str):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    # Every measured move must reach the server and draw: the page's fetching of neighbouring
+    # slider values ahead (static/js/lib/page.js) is switched off, so no move is answered from it.
+    context.add_init_script("window.__noPrefetch = true;")
     page = context.new_page()
     api_requests = []
     page.on(
