@@ -28,6 +28,12 @@ export function approx(value, digits = 4) {
   return `${exactIn(value, digits) ? "" : "≈ "}${fmt(value, digits)}`;
 }
 
+/** "= value" or "≈ value": for sentences that state a value after its name. */
+export function equals(value, digits = 4, unit = "") {
+  const text = approx(value, digits);
+  return text.startsWith("≈") ? `${text}${unit}` : `= ${text}${unit}`;
+}
+
 /** An integer with thousands separators (positions, lengths, counts: always exact). */
 export function count(value) {
   return value === null || value === undefined ? "—" : Number(value).toLocaleString("en-US");
