@@ -67,7 +67,8 @@ def test_preset_link_opens_the_model(page, base_url):
     page.locator('a[data-preset="Phi-3 mini 128k (LongRoPE)"]').click()
     wait_for_query(page, "rope_type=longrope")
     wait_for_plot(page, "plot-scale")
-    assert _out(page, "attention").startswith("1.190238")
+    attention = math.sqrt(1 + math.log(32) / math.log(4096))  # LongRoPE's default, s = 32, L0 = 4096
+    assert _out(page, "attention") == f"≈ {attention:.8g} (logits × ≈ {attention ** 2:.6g})"
 
 
 def test_paste_valid_config_becomes_a_shareable_url(page, base_url):

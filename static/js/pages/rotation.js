@@ -232,7 +232,15 @@ startPage({
 
     out("gap_sentence", gapSentence(data));
     out("angle_left", degrees(left.angle));
-    out("angle_right", degrees(right.angle));
+    const apart = right.angle - left.angle;
+    out(
+      "angle_right",
+      apart === 0
+        ? `${degrees(right.angle)} (the first panel's, exactly)`
+        : Math.abs(apart) <= 1e-9 * Math.max(1, Math.abs(left.angle))
+          ? `${degrees(right.angle)} (the first panel's up to floating-point rounding, ${approx(apart, 2)}°)`
+          : degrees(right.angle),
+    );
     out("score_left", approx(left.score, 10));
     out("score_right", approx(right.score, 10));
     const scale = Math.max(Math.abs(left.score), Math.abs(right.score), 1e-300);
