@@ -169,7 +169,7 @@ def test_calculator_verdict_and_smallest_base_follow_the_definition(page, base_u
     page.goto(f"{base_url}/calculator?seq_len={T}&base=27000")
     wait_for_plot(page, "plot-margin")
     assert _out(page, "verdict") == "no: Bₘ < 0 first at m = 4,079"
-    assert _out(page, "smallest").startswith("26,960 (read from the table")
+    assert _out(page, "smallest") == "26,960 (from the precomputed table)"
     assert _out(page, "previous") == f"26,950 fails: Bₘ < 0 first at m = {below:,}"
     larger = _out(page, "larger")
     found = re.match(r"([\d,]+) fails: Bₘ < 0 at m = ([\d,]+)", larger)

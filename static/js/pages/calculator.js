@@ -6,7 +6,7 @@ import { COLORS, axis, draw, lineWidth } from "../lib/plot.js";
 import { approx, count, out } from "./_numbers.js";
 
 const SOURCE = {
-  table: "read from the table scripts/men_table.py precomputed with the same search",
+  table: "from the precomputed table",
   live: "searched for this request",
 };
 
