@@ -176,3 +176,6 @@ def test_busy_indicator_appears_only_for_slow_updates(page, base_url):
     slider.press("ArrowRight")
     page.wait_for_selector(".figures.is-busy")
     page.wait_for_selector(".figures:not(.is-busy)")
+    # A prefetch of the next slider value may still sit in the delayed handler: the page closes
+    # after the test, and that handler must not fail the next test's setup.
+    page.unroute_all(behavior="ignoreErrors")
