@@ -162,3 +162,34 @@ def reorder(words: Sequence[str], how: str, seed: int = 0) -> list[int]:
     if how == "shuffle":
         return [int(i) for i in np.random.default_rng([seed, 3]).permutation(n)]
     raise ValueError(f"unknown reordering {how!r}")
+
+
+def causal_nope(length: int) -> dict:
+    """A causal decoder without position (NoPE) can still tell where a token is.
+
+    Give every position the same content, so every score is the same number (0 here); the causal
+    mask still removes the keys after the query, so softmax row m spreads its weight evenly over
+    keys 0 … m: a_mn = 1/(m + 1) for n ≤ m (Haviv et al. 2022, "Transformer Language Models
+    without Positional Encodings Still Learn Positional Information").  A value only the first
+    token carries (v_0 = 1, v_n = 0 otherwise, like a beginning-of-sequence marker) then comes out
+    as out_m = Σ_n a_mn v_n = 1/(m + 1), from which m = 1/out_m − 1 is read back.  Computed with
+    the ordinary masked softmax, not the closed form.  Shapes: ``weights`` (L, L) with NaN above
+    the diagonal, ``output`` and ``recovered`` (L,).
+    """
+    scores = np.zeros((length, length))
+    future = np.triu(np.ones((length, length), dtype=bool), k=1)
+    scores[future] = -np.inf
+    shifted = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights = shifted / shifted.sum(axis=1, keepdims=True)
+    values = np.zeros(length)
+    values[0] = 1.0
+    output = weights @ values
+    recovered = 1.0 / output - 1.0
+    positions = np.arange(length)
+    return {
+        "weights": np.where(future, np.nan, weights),
+        "output": output,
+        "recovered": recovered,
+        "largest_recovery_error": float(np.max(np.abs(recovered - positions))),
+        "rounded_back": bool(np.array_equal(np.rint(recovered), positions)),
+    }

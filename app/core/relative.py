@@ -42,6 +42,25 @@ def shaw_index_matrix(query_len: int, key_len: int, max_relative_position: int) 
     return np.clip(offsets, -max_relative_position, max_relative_position) + max_relative_position
 
 
+def shaw_key_term(queries: np.ndarray, table: np.ndarray, key_len: int, max_relative_position: int) -> np.ndarray:
+    """Shaw et al.'s relative part of the logit: q_i · a^K_{index[i, j]} / √d.
+
+    e_ij = q_i·(k_j + a^K_ij)/√d (Shaw, Uszkoreit & Vaswani 2018, eq. 4) splits into the content
+    term q_i·k_j/√d and this term, which depends on j only through the clipped offset.  queries:
+    ``(query_len, d)`` (the last query_len of key_len positions, as in
+    :func:`shaw_index_matrix`); table: ``(2k+1, d)``, row r the vector of offset r − k.  Computed
+    as tensor2tensor's ``_relative_attention_inner`` does it: the (query_len, 2k+1) products
+    q_i·a_r first, then each cell picks its row.  Returns ``(query_len, key_len)``.
+    """
+    queries = np.asarray(queries, dtype=np.float64)
+    table = np.asarray(table, dtype=np.float64)
+    if table.shape != (2 * max_relative_position + 1, queries.shape[1]):
+        raise ValueError(f"table must be (2k+1, d) = {(2 * max_relative_position + 1, queries.shape[1])}, got {table.shape}")
+    index = shaw_index_matrix(len(queries), key_len, max_relative_position)
+    products = queries @ table.T / np.sqrt(queries.shape[1])
+    return np.take_along_axis(products, index, axis=1)
+
+
 def shaw_clipped_offsets(offsets: np.ndarray, max_relative_position: int) -> np.ndarray:
     """clip(Δ, −k, k): the offset whose learned vector a key at offset Δ receives.  Shape of input."""
     return np.clip(np.asarray(offsets, dtype=np.int64), -max_relative_position, max_relative_position)

@@ -23,7 +23,7 @@ MAX_LENGTH = 1 << 24
 # then reads on up to T within men.VERDICT_BUDGET.
 CURVE_WORK = 1 << 24
 COLUMNS = 800
-# Kept for the current page: the old fixed drawing limit.
+# The old fixed drawing limit, still in the twin as `men_limit` for scripts that read it.
 MEN_LIMIT = 131072
 
 
@@ -128,7 +128,8 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
             "passing bases do not form an interval, so a larger base can fail"
         ),
         "smallest_base_table": {"head_dims": sorted(men.men_table.RECORDS), "max_length": men.men_table.LIMIT},
-        # Older names, kept for the current page (same values): men_base = smallest_base,
+        # Older names, kept for scripts that read them (the page reads the names above; same
+        # values): men_base = smallest_base,
         # men_ok = base_passes (the direct verdict, not a comparison with the smallest base),
         # men_first_negative_below = smallest_base_previous_fails_at, men_grid_ratio = ratio of
         # the grid value after smallest_base to it.

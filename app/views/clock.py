@@ -49,6 +49,11 @@ class ClockParams(Params):
         Field(description="Speed of the slow hand in the aliasing view, radians per token (0 < θ ≤ π)."),
         UI("Slow hand θ", unit="rad per token", step=0.01),
     ] = 0.1
+    second_base: Annotated[
+        float,
+        Field(gt=1, le=1e9, allow_inf_nan=False, description="A second base b₂ whose slowest hands are shown beside those of base b."),
+        UI("Second base b₂", kind="log", help="Its slowest hands are drawn beside those of b."),
+    ] = 500000.0
 
 
 class ClockDisplay(Display):
@@ -83,6 +88,24 @@ def _hand_view(theta: float, count: int, partner: int | None) -> dict[str, Any]:
     return result
 
 
+SLOW_HANDS = 3
+
+
+def slow_hands(head_dim: int, base: float, context_len: int, count: int = SLOW_HANDS) -> dict[str, Any]:
+    """The ``count`` slowest hands of base b (pairs d/2 − count … d/2 − 1, slowest last): θ_j,
+    period 2π/θ_j and turns within L."""
+    inv_freq = inverse_frequencies(head_dim, base)
+    pairs = np.arange(max(0, len(inv_freq) - count), len(inv_freq))
+    theta = inv_freq[pairs]
+    return {
+        "base": base,
+        "pairs": pairs,
+        "inv_freq": theta,
+        "period": wavelengths(theta),
+        "turns_in_context": turns_within(context_len, theta),
+    }
+
+
 def compute_clock(params: ClockParams) -> dict[str, Any]:
     inv_freq = inverse_frequencies(params.head_dim, params.base)
     period = wavelengths(inv_freq)
@@ -107,6 +130,10 @@ def compute_clock(params: ClockParams) -> dict[str, Any]:
         },
         "slowest_alone_distinct": bool((params.context_len - 1) * inv_freq[-1] < 2.0 * math.pi),
         "alias": {"count": params.alias_count, "positions": np.arange(params.alias_count), "fast": fast, "slow": slow},
+        "slow_hands": [
+            slow_hands(params.head_dim, params.base, params.context_len),
+            slow_hands(params.head_dim, params.second_base, params.context_len),
+        ],
     }
 
 
@@ -140,6 +167,7 @@ register(
             "positions share every hand's angle; computed exactly).  `alias` places positions 0 … N−1 on two "
             "hands of speeds `fast_theta` and `slow_theta`: their angles, the offset that returns closest to "
             "position 0 (`closest.delta`, `closest.gap` in radians) and the gap of consecutive positions.  "
+            "`slow_hands` gives the three slowest hands of `base` and of `second_base` side by side.  "
             "Hand j points at m·θ_j mod 2π at position m; the page animates that in the browser."
         ),
         examples=("head_dim=16&base=10000&context_len=4096", "head_dim=8&base=10&context_len=5000"),

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import numpy as np
 from pydantic import Field
 
+from app.core.attention import causal_nope
 from app.core.decimate import minmax_envelope
 from app.core.frequencies import inverse_frequencies
 from app.core.learned import diagonal_statistics
@@ -160,6 +161,7 @@ def compute_compare(params: CompareParams) -> dict[str, Any]:
         "t5_far_bucket_left": int(buckets[0]),
         "t5_far_bucket_right": int(buckets[-1]),
         "heatmaps": heatmaps,
+        "nope_causal": causal_nope(L),
     }
 
 

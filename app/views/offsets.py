@@ -109,6 +109,20 @@ def _weights(params: OffsetsParams) -> np.ndarray:
     return np.array([np.conj(as_complex(q, params.head_dim, "interleaved")) * as_complex(k, params.head_dim, "interleaved") for q, k in draws])
 
 
+NEAR_OFFSETS = 20
+
+
+def _range_summary(mean: np.ndarray, std: np.ndarray | None, start: int, stop: int) -> dict[str, Any]:
+    """Root-mean-square of the (mean) curve and of the spread over the offsets start … stop−1."""
+    return {
+        "from": start,
+        "to": stop - 1,
+        "rms": float(np.sqrt(np.mean(mean[start:stop] ** 2))),
+        "max_abs": float(np.max(np.abs(mean[start:stop]))),
+        "rms_std": float(np.sqrt(np.mean(std[start:stop] ** 2))) if std is not None else None,
+    }
+
+
 def compute_offsets(params: OffsetsParams) -> dict[str, Any]:
     count = params.max_offset + 1
     scale = 1.0 / math.sqrt(params.head_dim)
@@ -121,6 +135,9 @@ def compute_offsets(params: OffsetsParams) -> dict[str, Any]:
     offsets = starts - first  # column starts as indices into the curve from Δ = first on
     weights = _weights(params) * scale  # 1/√d folded into the weights
     curves = []
+    # Offsets the page's sentence compares: Δ = 1 … 20 and the last tenth of the range.
+    near = (1, min(NEAR_OFFSETS + 1, count))
+    far = (max(1, count - count // 10), count)
     buffer = np.empty(count + 4 * math.isqrt(count) + 8)  # one curve with its padding, reused for every base
     for base in params.bases:
         inv_freq = prope_ladder(params.head_dim, base, params.drop_percent)
@@ -139,6 +156,8 @@ def compute_offsets(params: OffsetsParams) -> dict[str, Any]:
         else:
             curve["band_low"] = curve["band_high"] = None
         tail = mean[max(1, count - count // 10) :]
+        curve["near"] = _range_summary(mean, std, *near)
+        curve["far"] = _range_summary(mean, std, *far)
         lowest = int(np.argmin(mean[1:])) + 1
         curve["min"] = {"delta": lowest, "value": float(mean[lowest])}
         curve["tail_max_abs"] = float(max(tail.max(), -tail.min()))

@@ -18,6 +18,7 @@ from app.core.relative import (
     alibi_penalty,
     alibi_slopes,
     shaw_index_matrix,
+    shaw_key_term,
     t5_bias_matrix,
     t5_bucket,
     t5_bucket_ranges,
@@ -31,6 +32,7 @@ from app.web.routing import api_operation
 from app.web.views import View, register
 
 MAX_LEN = 256  # query/key lengths: one heatmap cell per position
+MAX_SHAW_DIM = 32
 MAX_OFFSET = 8192
 MAX_HEADS = 256
 MAX_BIAS_CELLS = 256 * 256  # num_heads × seq_len² in one ALiBi response
@@ -134,6 +136,11 @@ class RelativeParams(Params):
     query_len: QueryLen = 12
     key_len: KeyLen = 16
     max_relative_position: MaxRelativePosition = 4
+    shaw_dim: Annotated[
+        int,
+        Field(ge=1, le=MAX_SHAW_DIM, description="Size d of Shaw's stand-in query and relative-key vectors."),
+        UI("Vector size d (Shaw)"),
+    ] = 8
     bidirectional: Bidirectional = True
     num_buckets: NumBuckets = 32
     max_distance: MaxDistance = 128
@@ -145,8 +152,12 @@ class RelativeParams(Params):
     ] = 32
     seed: Annotated[
         int,
-        Field(ge=0, le=2**32 - 1, description="Seed of the stand-in per-bucket T5 biases (standard normal)."),
-        UI("Seed (T5 biases)", kind="number"),
+        Field(
+            ge=0,
+            le=2**32 - 1,
+            description="Seed of the stand-in values: T5's per-bucket biases and Shaw's query and relative-key vectors (standard normal).",
+        ),
+        UI("Seed (stand-in values)", kind="number"),
     ] = 0
     num_heads: NumHeads = 8
     head: Annotated[
@@ -183,6 +194,24 @@ def shaw_part(query_len: int, key_len: int, max_relative_position: int) -> dict[
     }
 
 
+def shaw_stand_ins(query_len: int, max_relative_position: int, dim: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Stand-in query vectors ``(query_len, d)`` and relative-key table ``(2k+1, d)`` for Shaw's term:
+    standard normals from default_rng([seed, 5]), queries first (a trained model learns both)."""
+    rng = np.random.default_rng([seed, 5])
+    return rng.standard_normal((query_len, dim)), rng.standard_normal((2 * max_relative_position + 1, dim))
+
+
+def shaw_term_part(query_len: int, key_len: int, max_relative_position: int, dim: int, seed: int) -> dict[str, Any]:
+    queries, table = shaw_stand_ins(query_len, max_relative_position, dim, seed)
+    return {
+        "dim": dim,
+        "seed": seed,
+        "queries": queries,
+        "table": table,
+        "term": shaw_key_term(queries, table, key_len, max_relative_position),
+    }
+
+
 def t5_bucket_bias(num_buckets: int, seed: int) -> np.ndarray:
     """Stand-in learned scalars, one per bucket: standard normals from default_rng([seed, 4])."""
     return np.random.default_rng([seed, 4]).standard_normal(num_buckets)
@@ -216,8 +245,10 @@ def compute_relative(params: RelativeParams) -> dict[str, Any]:
         "distances": distances,
         "penalty": alibi_penalty(slopes, distances),
     }
+    shaw = shaw_part(params.query_len, params.key_len, params.max_relative_position)
+    shaw["stand_in"] = shaw_term_part(params.query_len, params.key_len, params.max_relative_position, params.shaw_dim, params.seed)
     return {
-        "shaw": shaw_part(params.query_len, params.key_len, params.max_relative_position),
+        "shaw": shaw,
         "t5": t5,
         "alibi": alibi,
     }
@@ -265,7 +296,8 @@ register(
         ),
         csv=relative_csv,
         api_description=(
-            "All three relative schemes at once: `shaw` (the clipped index matrix), `t5` (bucket and seeded "
+            "All three relative schemes at once: `shaw` (the clipped index matrix, and in `stand_in` the relative term "
+            "q_i·a^K_(clip(j−i))/√d of the logit for seeded stand-in queries and relative-key vectors), `t5` (bucket and seeded "
             "stand-in bias of every offset key − query, the bucket ranges, and the bias matrix over `seq_len` "
             "positions), `alibi` (slopes, one head's bias matrix with future keys null, and every head's penalty "
             "at a few distances).  The separate operations `/api/relative/t5`, `/api/relative/alibi` and "

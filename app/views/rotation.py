@@ -73,6 +73,16 @@ def _panel(q: np.ndarray, k: np.ndarray, m: int, n: int, theta: float) -> dict[s
     }
 
 
+def _wrapped_degrees(angle: float) -> float:
+    """The angle brought into (−180°, 180°], from the typed degrees (no detour through vectors)."""
+    angle = math.fmod(angle, 360.0)
+    if angle > 180.0:
+        angle -= 360.0
+    elif angle <= -180.0:
+        angle += 360.0
+    return angle
+
+
 def compute_rotation(params: RotationParams) -> dict[str, Any]:
     q = polar(params.q_len, params.q_angle)
     k = polar(params.k_len, params.k_angle)
@@ -95,10 +105,14 @@ def compute_rotation(params: RotationParams) -> dict[str, Any]:
     add_k = k + additive_positions(params.n + shifts, theta)
     p_m = additive_positions(np.array([params.m]), theta)[0]
     p_n = additive_positions(np.array([params.n]), theta)[0]
+    offset = params.n - params.m
     return {
         **params.model_dump(),
         "theta_degrees": math.degrees(theta),
-        "offset": params.n - params.m,
+        "offset": offset,
+        # The first panel's angle is the angle from q to k plus the gap's turn (n − m)·θ, wrapped.
+        "original_angle": _wrapped_degrees(params.k_angle - params.q_angle),
+        "gap_turn_degrees": math.degrees(offset * theta),
         "q": q,
         "k": k,
         "panels": [left, right],

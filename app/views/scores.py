@@ -124,6 +124,9 @@ def compute_scores(params: ScoresParams) -> dict[str, Any]:
         "score_max": float(finite.max()) if finite.size else None,
         # q·k/√d for one repeated q and k: the whole matrix when θ = 0, ± it when θ = π.
         "content_dot": float(q @ k) / math.sqrt(params.head_dim) if np.ndim(q) == 1 else None,
+        # Cells (or blocks) the causal mask hides: those with key after query, null in `scores`.
+        "masked_cells": int(np.isnan(scores).sum()),
+        "cells": int(scores.size),
     }
 
 

@@ -84,6 +84,56 @@ def _ramp_curves(params: SpectrumParams, wavelength_grid: np.ndarray) -> dict[st
     }
 
 
+SWITCH_LENGTHS = 160
+
+
+def _longrope_switch(params: SpectrumParams, theta: np.ndarray) -> dict[str, Any] | None:
+    """LongRoPE's two factor sets side by side, and θ'_j/θ_j of a few pairs against the current
+    length: transformers uses short_factor while seq_len ≤ L0 and long_factor once seq_len > L0
+    (``dynamic_rope_update``; at init, seq_len None, short).  None unless rope_type is longrope."""
+    if params.rope_type != "longrope":
+        return None
+    cfg = rope_config_of(params, rope_type="longrope")
+    L0 = params.original_max_position_embeddings
+    T = params.seq_len
+    short, attention = scaling.compute(cfg, None)
+    long, _ = scaling.compute(cfg, L0 + 1)
+    top = max(16 * L0, 2 * T)
+    lengths = np.unique(np.concatenate([
+        np.geomspace(max(1, L0 // 16), top, SWITCH_LENGTHS).astype(np.int64), [L0, L0 + 1, max(T, 1)]
+    ]))
+    pairs = sorted({0, len(theta) // 2, len(theta) - 1})
+    at_length = np.array([scaling.compute(cfg, int(n))[0][pairs] / theta[pairs] for n in lengths])
+    return {
+        "short_scale": short / theta,
+        "long_scale": long / theta,
+        "in_use": "long" if T > L0 else "short",
+        "switch_after": L0,
+        "attention_factor": attention,
+        "lengths": lengths,
+        "pairs": pairs,
+        "scale_at_length": at_length.T,  # (pairs, lengths)
+    }
+
+
+def _extension_status(params: SpectrumParams) -> dict[str, Any]:
+    """Whether the target length T needs extending at all (T/L0 > 1), with why not when it does not."""
+    L = params.original_max_position_embeddings
+    T = params.seq_len
+    if T > L:
+        return {"extends": True, "reason": None}
+    relation = "equals" if T == L else "is below"
+    return {
+        "extends": False,
+        "reason": (
+            f"the target length T = {T:,} {relation} the training length L0 = {L:,} (T/L0 = {T / L:.6g}): the model was "
+            "trained on every position up to T, so nothing is extended; the static methods still apply factor "
+            f"s = {params.factor:g} whatever the length, dynamic NTK keeps the base up to max_position_embeddings, and "
+            "LongRoPE uses its short factors"
+        ),
+    }
+
+
 def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
     r = rotary_dim(params.head_dim, params.partial_rotary_factor)
     L = params.original_max_position_embeddings
@@ -144,7 +194,8 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
         },
         # T/L0 ≤ 1: nothing to extend (said, not computed silently); s_target = T / L0.
         "target_scale": T / L,
-        **scaling.extension_status(T / L),
+        **_extension_status(params),
+        "longrope_switch": _longrope_switch(params, theta),
         "critical_pair": critical,
         "pairs_below_train_len": int((wavelength < L).sum()),
         "ramp": _ramp_curves(params, grid),
@@ -171,6 +222,18 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
                 if params.mscale_all_dim
                 else None
             ),
+            "mscale": params.mscale,
+            "mscale_all_dim": params.mscale_all_dim,
+            # The same four at this factor s (the curves' grid need not contain s).
+            "at_factor": {
+                "yarn": scaling.get_mscale(s),
+                "longrope": scaling.longrope_attention(s, L),
+                "yarn_configured": scaling.yarn_attention(
+                    scaling.RopeConfig(rope_type="yarn", factor=s, mscale=params.mscale or None,
+                                       mscale_all_dim=params.mscale_all_dim or None, original_max_position_embeddings=L)
+                ),
+                "softmax_scale_multiplier": scaling.get_mscale(s, params.mscale_all_dim) ** 2 if params.mscale_all_dim else None,
+            },
         },
         "dynamic": {
             "length": lengths,

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
+import re
+
+import numpy as np
 
 from tests.browser.helpers import plot_data, set_box, snapshot, wait_for_data_change, wait_for_plot, wait_for_query
 
@@ -63,7 +67,8 @@ def test_preset_link_opens_the_model(page, base_url):
     page.locator('a[data-preset="Phi-3 mini 128k (LongRoPE)"]').click()
     wait_for_query(page, "rope_type=longrope")
     wait_for_plot(page, "plot-scale")
-    assert _out(page, "attention").startswith("1.190238")
+    attention = math.sqrt(1 + math.log(32) / math.log(4096))  # LongRoPE's default, s = 32, L0 = 4096
+    assert _out(page, "attention") == f"≈ {attention:.8g} (logits × ≈ {attention ** 2:.6g})"
 
 
 def test_paste_valid_config_becomes_a_shareable_url(page, base_url):
@@ -118,24 +123,133 @@ def test_calculator_url_state(page, base_url):
     wait_for_query(page, "seq_len=16384")
     page.wait_for_function("() => document.querySelector('[data-out=scale]').textContent === '4'")
     yarn = _out(page, "yarn")
-    assert yarn.startswith("1.138629")
+    # 0.1·ln 4 + 1 = 1.13862943…, shown to 8 significant digits and marked as rounded; logits × its square
+    assert yarn == f"≈ {0.1 * math.log(4) + 1:.8g} (logits × ≈ {(0.1 * math.log(4) + 1) ** 2:.6g})"
     page.reload()
     page.wait_for_function("() => document.querySelector('[data-out=scale]').textContent === '4'")
     assert _out(page, "yarn") == yarn
     assert page.locator("math").count() >= 10  # every row shows its formula as MathML
 
 
-def test_calculator_says_where_the_bound_comes_from(page, base_url):
+# ---- the Men et al. criterion, checked by brute force: B_m = Σ_j cos(m·θ_j) at every m ----------
+
+
+def _margin(base: float, head_dim: int, length: int) -> np.ndarray:
+    """B_m for m = 0 … length−1, straight from the definition (one cosine per pair and distance)."""
+    theta = 1.0 / base ** (np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
+    return np.cos(np.arange(length, dtype=np.float64)[:, None] * theta[None, :]).sum(axis=1)
+
+
+def _first_failing(base: float, head_dim: int, length: int) -> int | None:
+    negative = np.flatnonzero(_margin(base, head_dim, length) < 0)
+    return int(negative[0]) if negative.size else None
+
+
+def _grid(upto: float) -> list[float]:
+    """Bases with four significant digits from 1.000 up to ``upto``, in increasing order."""
+    values = []
+    for exponent in range(0, 16):
+        for k in range(1000, 10000):
+            value = float(f"{k}e{exponent - 3}")
+            if value > upto:
+                return values
+            values.append(value)
+    return values
+
+
+def test_calculator_verdict_and_smallest_base_follow_the_definition(page, base_url):
+    """d = 128, T = 4096: 26 960 passes and 26 950 just below it fails; 27 000 fails at m = 4079,
+    28 700 passes; a base above 26 960 fails, so the page says larger bases can fail."""
+    d, T = 128, 4096
+    assert _first_failing(26960, d, T) is None and _first_failing(28700, d, T) is None
+    assert _first_failing(27000, d, T) == 4079
+    below = _first_failing(26950, d, T)
+    assert below is not None
+
+    page.goto(f"{base_url}/calculator?seq_len={T}&base=27000")
+    wait_for_plot(page, "plot-margin")
+    assert _out(page, "verdict") == "no: Bₘ < 0 first at m = 4,079"
+    assert _out(page, "smallest") == "26,960 (from the precomputed table)"
+    assert _out(page, "previous") == f"26,950 fails: Bₘ < 0 first at m = {below:,}"
+    larger = _out(page, "larger")
+    found = re.match(r"([\d,]+) fails: Bₘ < 0 at m = ([\d,]+)", larger)
+    witness, at = (int(group.replace(",", "")) for group in found.groups())
+    assert witness > 26960 and _margin(witness, d, T)[at] < 0
+    note = _out(page, "interval_note")
+    assert note.startswith("Larger bases can fail: 26,960 passes for T = 4,096") and f"{int(witness):,}" in note
+
+    # The plot: B_m of b and of the smallest base, each as the lowest and highest value per column.
+    traces = plot_data(page, "plot-margin")
+    by_name = {}
+    for trace in traces:
+        by_name.setdefault(trace["name"], []).append(trace)
+    chosen = by_name["b = 27,000 (fails at m = 4,079)"]
+    smallest = by_name["smallest passing base 26,960 (passes)"]
+    assert any(t["name"] == "B<sub>m</sub> = 0" and set(t["y"]) == {0} for t in traces)
+    for base, (low, high) in ((27000, chosen), (26960, smallest)):
+        starts = np.array(low["x"], dtype=np.int64)
+        values = _margin(base, d, T)
+        np.testing.assert_allclose(low["y"], np.minimum.reduceat(values, starts), atol=1e-9)
+        np.testing.assert_allclose(high["y"], np.maximum.reduceat(values, starts), atol=1e-9)
+
+    set_box(page, "base", "28700")
+    wait_for_query(page, "base=28700")
+    page.wait_for_function("() => document.querySelector('[data-out=verdict]').textContent.startsWith('yes')")
+    assert _out(page, "verdict") == "yes: Bₘ ≥ 0 for every m < 4,096"
+    lowest = _margin(28700, d, T)
+    assert f"lowest Bₘ ≈ {lowest.min():.4g} at m = {int(lowest.argmin()):,}" in _out(page, "verdict_detail")
+
+
+def test_calculator_searches_a_small_case_live_and_it_is_the_smallest(page, base_url):
+    """d = 10, T = 20 is not tabulated: searched for the request; an exhaustive walk over the grid
+    from 1.000 finds the same base."""
+    d, T = 10, 20
+    expected = next(b for b in _grid(1e6) if _first_failing(b, d, T) is None)
+    page.goto(f"{base_url}/calculator?head_dim={d}&seq_len={T}&original_max_position_embeddings=8")
+    wait_for_plot(page, "plot-margin")
+    assert _out(page, "smallest") == f"{expected:g} (searched for this request)"
+    grid = _grid(expected)
+    previous = grid[-2]
+    assert _out(page, "previous") == f"{previous:g} fails: Bₘ < 0 first at m = {_first_failing(previous, d, T)}"
+    assert "d = 10 is not tabulated" in _out(page, "table_note")
+
+    set_box(page, "seq_len", "200000")
+    wait_for_query(page, "seq_len=200000")
+    page.wait_for_function("() => document.querySelector('[data-out=smallest]').textContent.startsWith('not given')")
+    assert "d = 10 is not among the precomputed head dims" in _out(page, "smallest")
+
+
+def test_calculator_below_the_training_length_says_nothing_is_extended(page, base_url):
     page.goto(f"{base_url}/calculator")
-    page.wait_for_function("() => document.querySelector('[data-out=men_note]').textContent.includes('precomputed')")
-    set_box(page, "seq_len", "15000")
-    wait_for_query(page, "seq_len=15000")
-    page.wait_for_function("() => document.querySelector('[data-out=men_note]').textContent.includes('searched for this request')")
-    set_box(page, "seq_len", "40000")
-    wait_for_query(page, "seq_len=40000")
-    page.wait_for_function("() => document.querySelector('[data-out=men]').textContent.startsWith('not given for T = 40,000')")
-    assert "16,384" in _out(page, "men")
-    assert _out(page, "men_note") == "The one for L is read from a table that scripts/men_table.py precomputed with the same search."
+    wait_for_plot(page, "plot-margin")
+    assert _out(page, "extends_note") == ""
+    set_box(page, "seq_len", "2048")
+    wait_for_query(page, "seq_len=2048")
+    page.wait_for_function("() => document.querySelector('[data-out=extends_note]').textContent !== ''")
+    note = _out(page, "extends_note")
+    # NTK's formula at s = 0.5 would lower the base: 10000·0.5^(128/126)
+    lowered = 10000 * 0.5 ** (128 / 126)
+    assert note.startswith("T = 2,048 is below the training length L = 4,096 (s = 0.5 < 1)")
+    assert "nothing is extended" in note and f"lower b to ≈ {lowered:,.2f}" in note
+    assert _out(page, "ntk_base") == f"not an extension (s ≤ 1): the formula would give ≈ {lowered:,.2f}"
+    assert _out(page, "yarn") == "1 (logits × 1)"
+    set_box(page, "seq_len", "4096")
+    wait_for_query(page, "seq_len=4096")
+    page.wait_for_function("() => document.querySelector('[data-out=extends_note]').textContent.includes('equals')")
+
+
+def test_calculator_says_how_far_the_curve_reaches(page, base_url):
+    """T·d/2 above 2^24: B_m is drawn for the first 2^24/(d/2) distances and the page says so."""
+    page.goto(f"{base_url}/calculator?seq_len=4194304&base=1000000000")
+    wait_for_plot(page, "plot-margin")
+    shown = (1 << 24) // 64
+    note = _out(page, "coverage_note")
+    assert note.startswith(f"Drawn for m < {shown:,} only, of the 4,194,304 distances below T")
+    xs = [x for trace in plot_data(page, "plot-margin") for x in trace["x"]]
+    assert max(xs) == shown - 1
+    # b = 10^9 has no failure in the first 2^26/(d/2) distances, and checking all of T is too costly.
+    assert _out(page, "verdict") == f"not decided: no failure among the first {(1 << 26) // 64:,} of the 4,194,304 distances (checking them all is more than one request's work)"
+    assert _first_failing(1e9, 128, 1 << 16) is None
 
 
 def test_precision_pairs_follow_the_work_limit_of_the_length(page, base_url):

@@ -236,3 +236,28 @@ def test_t5_bucket_ranges_equal_a_scan_per_bucket(num_buckets, max_distance, bid
         members = offsets[buckets == r["bucket"]]
         assert r["count"] == members.size
         assert (r["low"], r["high"]) == ((int(members.min()), int(members.max())) if members.size else (None, None))
+
+
+# ---- Shaw's relative term of the logit ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("query_len", "key_len", "k", "d"), [(1, 1, 0, 1), (4, 4, 1, 3), (3, 10, 2, 8), (6, 6, 10, 5)])
+def test_shaw_key_term_is_the_explicit_dot_product(query_len, key_len, k, d):
+    from app.core.relative import shaw_key_term
+
+    rng = np.random.default_rng(7)
+    queries, table = rng.standard_normal((query_len, d)), rng.standard_normal((2 * k + 1, d))
+    term = shaw_key_term(queries, table, key_len, k)
+    assert term.shape == (query_len, key_len)
+    for i in range(query_len):
+        position = key_len - query_len + i
+        for j in range(key_len):
+            row = table[min(max(j - position, -k), k) + k]
+            assert term[i, j] == pytest.approx(sum(queries[i, c] * row[c] for c in range(d)) / d**0.5, rel=1e-12, abs=1e-15)
+
+
+def test_shaw_key_term_refuses_a_table_of_the_wrong_size():
+    from app.core.relative import shaw_key_term
+
+    with pytest.raises(ValueError, match="2k\\+1"):
+        shaw_key_term(np.zeros((2, 3)), np.zeros((4, 3)), 5, 2)

@@ -4,7 +4,9 @@
 // pausing or stepping writes it with pushState.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
+import { COLORS, draw, lineWidth, panelGrid } from "../lib/plot.js";
+import { approx, count, equals } from "./_numbers.js";
+
 
 const TWO_PI = 2 * Math.PI;
 const SYNC_MS = 250;
@@ -12,15 +14,15 @@ const MAX_POSITION = 1000000;
 
 function out(name, text) {
   const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot) slot.textContent = text;
+  if (slot && slot.textContent !== text) slot.textContent = text;
 }
 
 function tokens(value) {
-  return `${fmt(value, 4)} tokens`;
+  return `${approx(value, 4)} tokens`;
 }
 
 function radians(value) {
-  return `${fmt(value, 6)} rad (${fmt((value * 180) / Math.PI, 4)}°)`;
+  return `${approx(value, 6)} rad (${approx((value * 180) / Math.PI, 4)}°)`;
 }
 
 // ---- the dial grid ------------------------------------------------------------------------------
@@ -60,12 +62,12 @@ function clockTraces(data, position) {
     const angle = (position * data.inv_freq[j]) % TWO_PI;
     hands.x.push(cx, cx + 0.9 * radius * Math.cos(angle), null);
     hands.y.push(cy, cy + 0.9 * radius * Math.sin(angle), null);
-    const hover = `hand ${j}<br>θ = ${fmt(data.inv_freq[j], 6)} rad/token<br>period ${tokens(data.period[j])}` +
-      `<br>angle at m = ${position}: ${fmt((angle * 180) / Math.PI, 6)}°`;
+    const hover = `hand ${j}<br>θ ${equals(data.inv_freq[j], 6)} rad/token<br>period ${tokens(data.period[j])}` +
+      `<br>angle at m = ${position}: ${approx((angle * 180) / Math.PI, 6)}°`;
     hands.text.push(hover, hover, "");
     labels.x.push(cx);
     labels.y.push(cy - radius - 0.16);
-    labels.text.push(`j=${j} · ${fmt(data.period[j], 3)}`);
+    labels.text.push(`j=${j} · ${approx(data.period[j], 3)}`);
   });
   const presenterScale = lineWidth(1);
   return [
@@ -113,6 +115,99 @@ function drawClock(data, position) {
   });
   out("position_now", String(position));
   showAngles(data, position);
+  drawSlow(data, position);
+}
+
+// ---- the slowest hands of two bases ---------------------------------------------------------------
+
+const SLOW_COLORS = [COLORS[2], COLORS[1], COLORS[0]]; // slowest hand last, in blue
+
+function slowTraces(hands, position, context, axes, legend) {
+  const traces = [];
+  const ring = { x: [], y: [] };
+  for (let i = 0; i <= 96; i += 1) {
+    const t = (TWO_PI * i) / 96;
+    ring.x.push(Math.cos(t));
+    ring.y.push(Math.sin(t));
+  }
+  traces.push({ type: "scatter", mode: "lines", x: ring.x, y: ring.y, xaxis: axes[0], yaxis: axes[1], line: { color: "#c9c9d0", width: 1 }, hoverinfo: "skip", showlegend: false });
+  hands.pairs.forEach((pair, k) => {
+    const theta = hands.inv_freq[k];
+    const color = SLOW_COLORS[(SLOW_COLORS.length - hands.pairs.length + k) % SLOW_COLORS.length];
+    const radius = 0.55 + 0.2 * k;
+    // The arc the hand sweeps over the whole context, from position 0 to L − 1 (a full ring past one turn).
+    const sweep = Math.min((context - 1) * theta, TWO_PI);
+    const arc = { x: [], y: [] };
+    const steps = Math.max(2, Math.ceil((sweep / TWO_PI) * 96));
+    for (let i = 0; i <= steps; i += 1) {
+      const t = (sweep * i) / steps;
+      arc.x.push(radius * Math.cos(t));
+      arc.y.push(radius * Math.sin(t));
+    }
+    const label = `hand ${pair}`;
+    traces.push({
+      type: "scatter",
+      mode: "lines",
+      x: arc.x,
+      y: arc.y,
+      xaxis: axes[0],
+      yaxis: axes[1],
+      name: `${label}: arc swept over positions 0 … L − 1`,
+      legendgroup: `arc ${k}`,
+      showlegend: legend,
+      line: { color, width: lineWidth(1.5), dash: "dot" },
+      hoverinfo: "skip",
+    });
+    const angle = (position * theta) % TWO_PI;
+    traces.push({
+      type: "scatter",
+      mode: "lines+markers",
+      x: [0, radius * Math.cos(angle)],
+      y: [0, radius * Math.sin(angle)],
+      xaxis: axes[0],
+      yaxis: axes[1],
+      name: `${label} at position m`,
+      legendgroup: `hand ${k}`,
+      showlegend: legend,
+      line: { color, width: lineWidth(3) },
+      marker: { size: [0, lineWidth(3) * 3], color },
+      text: ["", `${label}<br>θ ${equals(theta, 6)} rad/token<br>angle at m = ${position}: ${approx((angle * 180) / Math.PI, 6)}°`],
+      hoverinfo: "text",
+    });
+  });
+  return traces;
+}
+
+function drawSlow(data, position) {
+  const [first, second] = data.slow_hands;
+  const grid = panelGrid("plot-slow", 2, 0.12);
+  const square = (domain, anchor) => ({ domain, range: [-1.25, 1.25], visible: false, fixedrange: true, ...(anchor ? { scaleanchor: anchor } : {}) });
+  const labels = [`base b = ${approx(first.base, 6)}`, `second base b₂ = ${approx(second.base, 6)}`];
+  draw("plot-slow", [...slowTraces(first, position, data.context_len, ["x", "y"], true), ...slowTraces(second, position, data.context_len, ["x2", "y2"], false)], {
+    title: { text: `The ${first.pairs.length} slowest hands at position m = ${position}, two bases (L = ${count(data.context_len)})` },
+    xaxis: { ...square(grid.stacked ? [0, 1] : grid.x[0]), anchor: "y" },
+    yaxis: { ...square(grid.y[0], "x"), anchor: "x" },
+    xaxis2: { ...square(grid.stacked ? [0, 1] : grid.x[1]), anchor: "y2" },
+    yaxis2: { ...square(grid.y[1], "x2"), anchor: "x2" },
+    annotations: labels.map((text, i) => ({
+      text,
+      x: grid.stacked ? 0.5 : (grid.x[i][0] + grid.x[i][1]) / 2,
+      y: grid.y[i][0],
+      xref: "paper",
+      yref: "paper",
+      showarrow: false,
+      yanchor: "top",
+    })),
+    margin: { t: 10, l: 10, r: 10, b: 40 },
+  });
+}
+
+function slowReadout(hands, context) {
+  const pairs = hands.pairs;
+  const range = pairs.length > 1 ? `hands ${pairs[0]}–${pairs[pairs.length - 1]}` : `hand ${pairs[0]}`;
+  const periods = hands.period.map((p) => approx(p, 5)).join(", ");
+  const turns = hands.turns_in_context.map((n) => approx(n, 4)).join(", ");
+  return `${range}: periods ${periods} tokens; turns within L = ${count(context)}: ${turns}`;
 }
 
 // ---- the aliasing view --------------------------------------------------------------------------
@@ -132,7 +227,7 @@ function aliasTraces(hand, positions, axes, highlight, title) {
     const marked = highlight.includes(p);
     dots.x.push(Math.cos(a));
     dots.y.push(Math.sin(a));
-    dots.text.push(`position ${p}<br>angle ${fmt(a, 6)} rad (${fmt((a * 180) / Math.PI, 5)}°)`);
+    dots.text.push(`position ${p}<br>angle ${approx(a, 6)} rad (${approx((a * 180) / Math.PI, 5)}°)`);
     dots.color.push(marked ? COLORS[1] : COLORS[0]);
     dots.size.push(lineWidth(marked ? 6 : 4) * 2);
     // Stagger the labels of crowded points outwards so they stay readable.
@@ -189,8 +284,8 @@ function drawAlias(data) {
   });
   const grid = panelGrid("plot-alias", 2, 0.14);
   const labels = [
-    `fast hand θ = ${fmt(fast.theta, 6)} (period ${fmt(fast.period, 4)})`,
-    `slow hand θ = ${fmt(slow.theta, 6)} (period ${fmt(slow.period, 4)})`,
+    `fast hand θ ${equals(fast.theta, 6)} (period ${approx(fast.period, 4)})`,
+    `slow hand θ ${equals(slow.theta, 6)} (period ${approx(slow.period, 4)})`,
   ];
   draw(
     "plot-alias",
@@ -227,7 +322,7 @@ function handRows(data) {
   angleCells = [];
   const rows = data.inv_freq.map((theta, j) => {
     const row = document.createElement("tr");
-    const values = [j, fmt(theta, 6), fmt(data.period[j], 6), fmt(data.turns_in_context[j], 5), ""];
+    const values = [j, approx(theta, 6), approx(data.period[j], 6), approx(data.turns_in_context[j], 5), ""];
     values.forEach((value, i) => {
       const cell = document.createElement("td");
       cell.textContent = String(value);
@@ -241,7 +336,7 @@ function handRows(data) {
 
 function showAngles(data, position) {
   data.inv_freq.forEach((theta, j) => {
-    if (angleCells[j]) angleCells[j].textContent = fmt(((position * theta) % TWO_PI) * (180 / Math.PI), 6);
+    if (angleCells[j]) angleCells[j].textContent = approx(((position * theta) % TWO_PI) * (180 / Math.PI), 6);
   });
 }
 
@@ -262,14 +357,37 @@ function readouts(data) {
       ? `yes: its period ${tokens(data.period[last])} is longer than L − 1`
       : `no: it completes a turn within L (period ${tokens(data.period[last])})`,
   );
+  const [first, second] = data.slow_hands;
+  out("slow_first", slowReadout(first, data.context_len));
+  out("slow_second", slowReadout(second, data.context_len));
+  const ratio = second.period[second.period.length - 1] / first.period[first.period.length - 1];
+  out(
+    "slow_ratio",
+    `period ${approx(second.period[second.period.length - 1], 5)} against ${approx(first.period[first.period.length - 1], 5)} tokens: ` +
+      `${ratio >= 1 ? `${approx(ratio, 4)} times slower` : `${approx(1 / ratio, 4)} times faster`}`,
+  );
   const { fast, slow } = data.alias;
+  out("alias_sentence", aliasSentence(data));
   out("fast_return", `positions 0 and ${fast.closest.delta}: ${radians(fast.closest.gap)}`);
   out("fast_step", radians(fast.step));
   out(
     "slow_gaps",
     `0 and ${fast.closest.delta}: ${radians(slow.partner_gap)}; consecutive: ${radians(slow.step)}; ` +
-      `all ${data.alias.count} ${slow.in_order ? "in order within" : "spread over"} ${fmt(slow.span, 4)} rad`,
+      `all ${data.alias.count} ${slow.in_order ? "in order within" : "spread over"} ${approx(slow.span, 4)} rad`,
   );
+}
+
+function aliasSentence(data) {
+  const { fast, slow, count: n } = data.alias;
+  const closest = fast.closest;
+  const fastPart = fast.in_order
+    ? `On the fast one (θ ${equals(fast.theta, 6)}) they still span less than one turn and stay in order`
+    : `On the fast one (θ ${equals(fast.theta, 6)}) they wrap around the dial and land out of order`;
+  const near = `positions 0 and ${closest.delta} come within ${approx(Math.abs(closest.gap), 4)} rad (${approx((Math.abs(closest.gap) * 180) / Math.PI, 4)}°) of each other there`;
+  const slowPart = slow.in_order
+    ? `on the slow one (θ ${equals(slow.theta, 6)}) they fan out in order over ${approx(slow.span, 4)} rad`
+    : `on the slow one (θ ${equals(slow.theta, 6)}) they too go round more than once (${approx(slow.span, 4)} rad in all)`;
+  return `The second plot puts the positions 0 … ${n - 1} on just two hands. ${fastPart}, and ${near}; ${slowPart}.`;
 }
 
 // ---- animation ----------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 // Every family on one offset axis, and their score / bias matrices side by side.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, lineWidth, panelGrid } from "../lib/plot.js";
+import { approx, count, equals, out } from "./_numbers.js";
+
 
 const PANELS = [
   { key: "rope", title: "RoPE score, constant content", color: COLORS[0] },
@@ -14,10 +16,6 @@ const PANELS = [
   { key: "transformer_xl", title: "Transformer-XL term (d) vᵀW<sub>k,R</sub>R<sub>−Δ</sub>, past keys", color: COLORS[6] },
 ];
 
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot) slot.textContent = text;
-}
 
 function curveTraces(curve, color, name, axes, decimated, shape = "linear") {
   const x = curve.x_low.map((lo, i) => (lo + curve.x_high[i]) / 2);
@@ -98,7 +96,7 @@ function drawOffsets(data) {
           y: [...data.alibi_penalty[h]],
           name: `ALiBi head ${h}`,
           line: { color: h === data.head ? COLORS[1] : COLORS[5], width: lineWidth(h === data.head ? 2.5 : 1) },
-          hovertemplate: `ALiBi head ${h} (m = ${fmt(data.alibi_slopes[h])})<br>Δ = %{x}<br>%{y:.5g}<extra></extra>`,
+          hovertemplate: `ALiBi head ${h} (m ${equals(data.alibi_slopes[h])})<br>Δ = %{x}<br>%{y:.5g}<extra></extra>`,
           ...axes,
         });
       }
@@ -160,7 +158,7 @@ function drawHeatmaps(data) {
     layout[`xaxis${suffix}`] = axis("", { domain: [x0, x1], anchor: `y${suffix}`, showticklabels: false });
     layout[`yaxis${suffix}`] = axis("", { domain: [y0, y1], anchor: `x${suffix}`, autorange: "reversed", showticklabels: false, scaleanchor: `x${suffix}`, constrain: "domain" });
     layout.annotations.push({
-      text: `${titles[family]} (${lo === hi ? `all ${fmt(lo)}` : `${fmt(lo)} … ${fmt(hi)}`})`,
+      text: `${titles[family]} (${lo === hi ? `all ${approx(lo)}` : `${approx(lo)} … ${approx(hi)}`})`,
       xref: "paper",
       yref: "paper",
       x: (x0 + x1) / 2,
@@ -173,15 +171,89 @@ function drawHeatmaps(data) {
   return draw("plot-heatmaps", traces, layout);
 }
 
+// NoPE with a causal mask: equal scores, yet row m's weight 1/(m + 1) tells where the query is.
+function drawNope(data) {
+  const nope = data.nope_causal;
+  const L = data.seq_len;
+  const positions = Array.from({ length: L }, (_, i) => i);
+  const grid = panelGrid("plot-nope", 2, 0.16);
+  draw(
+    "plot-nope",
+    [
+      {
+        type: "heatmap",
+        z: nope.weights.map((row) => [...row]),
+        x: positions,
+        y: positions,
+        colorscale: SEQUENTIAL,
+        zmin: 0,
+        zmax: 1,
+        // beside the matrix, not at the far right over the second panel
+        colorbar: {
+          title: { text: "weight" },
+          x: (grid.stacked ? 0.86 : grid.x[0][1]) + 0.01,
+          xanchor: "left",
+          y: (grid.y[0][0] + grid.y[0][1]) / 2,
+          yanchor: "middle",
+          len: grid.y[0][1] - grid.y[0][0],
+        },
+        hoverongaps: false,
+        hovertemplate: "query %{y}, key %{x}<br>weight %{z:.6g}<extra></extra>",
+        xaxis: "x",
+        yaxis: "y",
+      },
+      {
+        type: "scatter",
+        mode: "lines+markers",
+        x: [...positions],
+        y: [...nope.output],
+        name: "out<sub>m</sub>: the value only token 0 carries, after attention",
+        line: { color: COLORS[0], width: lineWidth(2) },
+        marker: { size: lineWidth(3) * 2 },
+        xaxis: "x2",
+        yaxis: "y2",
+      },
+    ],
+    {
+      title: { text: `NoPE under a causal mask: equal scores, weights a<sub>mn</sub> (${grid.stacked ? "top" : "left"}) and out<sub>m</sub> (${grid.stacked ? "bottom" : "right"})` },
+      xaxis: axis("key position n", { domain: grid.stacked ? [0, 0.86] : grid.x[0], anchor: "y" }),
+      yaxis: axis("query position m", { domain: grid.y[0], autorange: "reversed", anchor: "x", scaleanchor: "x", constrain: "domain" }),
+      xaxis2: axis("position m", { domain: grid.x[1], anchor: "y2" }),
+      yaxis2: axis("out<sub>m</sub>", { domain: grid.y[1], anchor: "x2", rangemode: "tozero" }),
+    },
+  );
+  const last = L - 1;
+  out(
+    "nope_weights",
+    L > 1
+      ? `row m gives each key n ≤ m the same weight: row 1 ${equals(nope.weights[1][0], 6)} each, row ${last} ${equals(nope.weights[last][0], 6)} each`
+      : "row 0: weight 1 on key 0",
+  );
+  out(
+    "nope_recovered",
+    nope.rounded_back
+      ? `m for every m < ${count(L)} (largest error ${approx(nope.largest_recovery_error, 2)})`
+      : `not every m is read back (largest error ${approx(nope.largest_recovery_error, 3)})`,
+  );
+  out(
+    "nope_note",
+    `Every token has the same content and there is no position signal, so every score is equal; the causal mask still ` +
+      `limits query m to the keys 0 … m, and softmax spreads its weight evenly over them. A value only the first token ` +
+      `carries (like a beginning-of-sequence marker) comes out as outₘ, which falls from ${approx(nope.output[0], 4)} at m = 0 ` +
+      `to ${approx(nope.output[last], 4)} at m = ${last}: one more layer can read the position off it.`,
+  );
+}
+
 startPage({
   draw(data) {
     drawOffsets(data);
     drawHeatmaps(data);
-    out("rope0", `${fmt(data.rope_at_zero)} (√${data.head_dim} = ${fmt(Math.sqrt(data.head_dim))})`);
-    out("sin0", fmt(data.sinusoid_at_zero));
-    out("anchor", `p = ${data.sinusoid_anchors.join(" vs ")}: largest difference ${fmt(data.sinusoid_anchor_difference)}`);
+    drawNope(data);
+    out("rope0", `${approx(data.rope_at_zero)} (√${data.head_dim} ${equals(Math.sqrt(data.head_dim))})`);
+    out("sin0", approx(data.sinusoid_at_zero));
+    out("anchor", `p = ${data.sinusoid_anchors.join(" vs ")}: largest difference ${approx(data.sinusoid_anchor_difference)}`);
     out("t5far", `Δ = −${data.max_offset}: ${data.t5_far_bucket_left}; Δ = +${data.max_offset}: ${data.t5_far_bucket_right}`);
-    out("slopes", `${fmt(data.alibi_slopes[0])} … ${fmt(data.alibi_slopes[data.alibi_slopes.length - 1])} (${data.num_heads} heads)`);
+    out("slopes", `${approx(data.alibi_slopes[0])} … ${approx(data.alibi_slopes[data.alibi_slopes.length - 1])} (${data.num_heads} heads)`);
     out("columns", data.decimated ? `${data.offsets_count} offsets in ${data.curves.rope.low.length} columns (min/max band)` : "1 (every offset drawn)");
   },
 });

@@ -1,12 +1,8 @@
 // Frequency ladder: wavelength and inverse frequency of each pair, against the pair index.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
-
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot) slot.textContent = text;
-}
+import { COLORS, axis, draw, lineWidth } from "../lib/plot.js";
+import { approx, count, equals, out } from "./_numbers.js";
 
 startPage({
   draw(data) {
@@ -15,8 +11,8 @@ startPage({
     const colors = full.map((isFull) => (isFull ? COLORS[0] : COLORS[1]));
     const hover = pairs.map(
       (j, i) =>
-        `pair ${j}<br>θ = ${fmt(data.inv_freq[i])} rad/token<br>λ = ${fmt(data.wavelength[i])} tokens` +
-        `<br>${fmt(data.turns_in_context[i])} turns within L`,
+        `pair ${j}<br>θ ${equals(data.inv_freq[i])} rad/token<br>λ ${equals(data.wavelength[i])} tokens` +
+        `<br>${approx(data.turns_in_context[i])} turns within L`,
     );
     draw(
       "plot-wavelength",
@@ -37,7 +33,7 @@ startPage({
           mode: "lines",
           x: [pairs[0], pairs[pairs.length - 1]],
           y: [data.context_len, data.context_len],
-          name: `context length L = ${data.context_len}`,
+          name: `context length L = ${count(data.context_len)}`,
           line: { color: COLORS[2], dash: "dash", width: lineWidth(2) },
           hoverinfo: "name",
         },
@@ -72,9 +68,9 @@ startPage({
     );
     const last = data.inv_freq.length - 1;
     out("rotary_dim", `${data.rotary_dim} of ${data.head_dim} (${data.rotary_dim / 2} pairs)`);
-    out("theta_first", `${fmt(data.inv_freq[0])} rad/token (${fmt(data.degrees_per_token[0])}° per token)`);
-    out("theta_last", `${fmt(data.inv_freq[last])} rad/token`);
-    out("longest", `${fmt(data.wavelength[last])} tokens`);
+    out("theta_first", `${approx(data.inv_freq[0])} rad/token (${approx(data.degrees_per_token[0])}° per token)`);
+    out("theta_last", `${approx(data.inv_freq[last])} rad/token`);
+    out("longest", `${approx(data.wavelength[last])} tokens`);
     out(
       "full_turns",
       data.first_pair_without_full_turn === null

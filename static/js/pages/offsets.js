@@ -1,11 +1,51 @@
 // Score against offset: per-column min/max envelopes of s(Δ) for each base, marks where one hand returns.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+import { COLORS, axis, draw, lineWidth } from "../lib/plot.js";
+import { approx, count, equals, out } from "./_numbers.js";
 
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot) slot.textContent = text;
+
+/** Widest band (mean − std … mean + std, over a column's offsets) among columns within [from, to]. */
+function widestBand(data, curve, from, to) {
+  let widest = 0;
+  let offsets = 0;
+  data.column_start.forEach((start, i) => {
+    const stop = data.column_stop[i] - 1;
+    if (start < from || stop > to) return;
+    widest = Math.max(widest, curve.band_high[i] - curve.band_low[i]);
+    offsets = Math.max(offsets, data.points_per_column[i]);
+  });
+  return { widest, offsets };
+}
+
+// What the curve of the first base does near Δ = 0 and over the last tenth of the range, in numbers.
+function contentNote(data) {
+  const curve = data.curves[0];
+  const { near, far } = curve;
+  const span = (part) => `Δ = ${count(part.from)} … ${count(part.to)}`;
+  const base = data.curves.length > 1 ? ` (base ${approx(curve.base)})` : "";
+  if (data.content === "constant") {
+    return (
+      `With constant content the score starts at s(0) ${equals(curve.s0, 6)}${base}; its root-mean-square is ` +
+      `${approx(near.rms, 4)} over ${span(near)} and ${approx(far.rms, 4)} over ${span(far)}, where the largest |s| is ` +
+      `${approx(far.max_abs, 4)}.`
+    );
+  }
+  const draws = data.seeds === 1 ? "one random draw" : `the mean of ${data.seeds} random draws`;
+  let text =
+    `With random content the curve${base} is ${draws}; it does not decay: its root-mean-square is ` +
+    `${approx(near.rms, 4)} over ${span(near)} and ${approx(far.rms, 4)} over ${span(far)}.`;
+  if (data.seeds > 1) {
+    text += ` The draws spread about it by a standard deviation (root-mean-square) of ${approx(near.rms_std, 4)} and ${approx(far.rms_std, 4)} there.`;
+    const nearBand = widestBand(data, curve, near.from, near.to);
+    const farBand = widestBand(data, curve, far.from, far.to);
+    if (nearBand.offsets > 0 && farBand.offsets > nearBand.offsets) {
+      text +=
+        ` The shaded band is up to ${approx(farBand.widest, 3)} wide over ${span(far)} against ${approx(nearBand.widest, 3)} over ${span(near)}, ` +
+        `mostly because a column there holds up to ${count(farBand.offsets)} offsets and spans the extremes of mean ± std over all of them.`;
+    }
+  }
+  return text;
 }
 
 function rgba(hex, alpha) {
@@ -19,7 +59,7 @@ function baseRows(data) {
   body.replaceChildren(
     ...data.curves.map((curve) => {
       const row = document.createElement("tr");
-      const values = [fmt(curve.base), fmt(curve.s0, 8), fmt(curve.min.value, 8), curve.min.delta, fmt(curve.tail_max_abs, 6)];
+      const values = [approx(curve.base), approx(curve.s0, 8), approx(curve.min.value, 8), curve.min.delta, approx(curve.tail_max_abs, 6)];
       for (const value of values) {
         const cell = document.createElement("td");
         cell.textContent = String(value);
@@ -39,7 +79,7 @@ startPage({
     const traces = [];
     data.curves.forEach((curve, i) => {
       const color = COLORS[i % COLORS.length];
-      const name = `base ${fmt(curve.base)}`;
+      const name = `base ${approx(curve.base)}`;
       if (curve.band_low) {
         traces.push(
           { type: "scatter", mode: "lines", x, y: [...curve.band_low], line: { width: 0, color }, legendgroup: name, showlegend: false, hoverinfo: "skip" },
@@ -129,10 +169,11 @@ startPage({
     out(
       "hand",
       data.returns.theta > 0
-        ? `j = ${data.returns.hand}: θ = ${fmt(data.returns.theta, 6)}, period ${fmt(data.returns.period, 6)} tokens`
+        ? `j = ${data.returns.hand}: θ ${equals(data.returns.theta, 6)}, period ${approx(data.returns.period, 6)} tokens`
         : `j = ${data.returns.hand} does not rotate (dropped by p-RoPE)`,
     );
-    out("first_return", marks.length ? `Δ = ${marks[0].delta}, ${fmt(marks[0].gap, 6)} rad from its start` : "none within the range");
+    out("first_return", marks.length ? `Δ = ${count(marks[0].delta)}, ${approx(marks[0].gap, 6)} rad from its start` : "none within the range");
     baseRows(data);
+    out("content_note", contentNote(data));
   },
 });

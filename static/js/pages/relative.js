@@ -1,7 +1,8 @@
 // Relative encodings: Shaw's clipped index, T5 buckets and bias, ALiBi slopes, penalties and bias.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, lineWidth } from "../lib/plot.js";
+import { approx, equals } from "./_numbers.js";
 
 function out(name, text) {
   document.querySelectorAll(`[data-out="${name}"]`).forEach((slot) => {
@@ -58,6 +59,44 @@ function drawShaw(shaw) {
       xaxis: axis("key position j"),
       yaxis: axis("query position i", { autorange: "reversed" }),
     },
+  );
+}
+
+function drawShawTerm(shaw) {
+  const k = shaw.max_relative_position;
+  const term = shaw.stand_in;
+  const rows = shaw.index_matrix.map((row) => row.map((index) => index - k));
+  draw(
+    "plot-shaw-term",
+    [
+      {
+        type: "heatmap",
+        z: term.term.map((row) => [...row]),
+        x: [...shaw.key_positions],
+        y: [...shaw.query_positions],
+        customdata: rows,
+        colorscale: DIVERGING,
+        colorbar: { title: { text: "term" } },
+        hovertemplate: "query at %{y}, key at %{x}<br>clipped offset %{customdata}<br>q·a/√d = %{z:.6g}<extra></extra>",
+      },
+    ],
+    {
+      title: { text: `Shaw: q<sub>i</sub>·a<sub>clip(j − i, −${k}, ${k})</sub>/√d, stand-ins with d = ${term.dim} (seed ${term.seed})` },
+      xaxis: axis("key position j"),
+      yaxis: axis("query position i", { autorange: "reversed" }),
+    },
+  );
+  const values = term.term.flat();
+  out("shaw_term_range", `${approx(Math.min(...values), 4)} … ${approx(Math.max(...values), 4)}`);
+  // The last query: every key at offset −k or further back picks row 0 of the table, one value.
+  const last = shaw.query_positions.length - 1;
+  const query = shaw.query_positions[last];
+  const far = shaw.key_positions.filter((j) => j - query <= -k);
+  out(
+    "shaw_term_far",
+    far.length > 1
+      ? `query ${query}: keys ${far[0]} … ${far[far.length - 1]} (offset ≤ −${k}) all get ${approx(term.term[last][far[0]], 6)}`
+      : `query ${query}: ${far.length ? "one key" : "no key"} at offset ≤ −${k}, so no two far keys share a value here`,
   );
 }
 
@@ -200,6 +239,7 @@ startPage({
   draw(data) {
     const { shaw, t5, alibi } = data;
     drawShaw(shaw);
+    drawShawTerm(shaw);
     drawT5(t5);
     drawAlibi(alibi);
 
@@ -217,14 +257,14 @@ startPage({
     out("t5_limit", String(t5.max_offset));
     const listed = alibi.slope_exponents.slice(0, 12).map(power).join(", ");
     out("alibi_slopes", alibi.num_heads > 12 ? `${listed}, … (${alibi.num_heads} heads)` : listed);
-    out("alibi_head", `head ${alibi.head}: m = ${fmt(alibi.slopes[alibi.head])} = ${power(alibi.slope_exponents[alibi.head], false)}`);
+    out("alibi_head", `head ${alibi.head}: m ${equals(alibi.slopes[alibi.head])} = ${power(alibi.slope_exponents[alibi.head], false)}`);
     fillRows(
       "buckets",
       t5.bucket_ranges.map((r) => [
         String(r.bucket),
         r.count === 0 ? "none" : r.low === r.high ? String(r.low) : `${r.low} … ${r.high}`,
         String(r.count),
-        fmt(t5.bucket_bias[r.bucket]),
+        approx(t5.bucket_bias[r.bucket]),
       ]),
     );
   },

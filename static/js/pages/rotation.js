@@ -1,7 +1,8 @@
 // Rotation in the plane: original vectors (grey), rotated ones, the angle between them, in two panels.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
+import { COLORS, axis, draw, lineWidth, panelGrid } from "../lib/plot.js";
+import { approx, equals } from "./_numbers.js";
 
 const GREY = "#9a9aa2";
 
@@ -11,7 +12,21 @@ function out(name, text) {
 }
 
 function degrees(value) {
-  return `${fmt(value, 6)}°`;
+  return `${approx(value, 6)}°`;
+}
+
+// The notes' example, for the current controls: the first panel's angle is the angle from q to k
+// plus the turn of the gap, (n − m)·θ, brought into (−180°, 180°].
+function gapSentence(data) {
+  const [left] = data.panels;
+  const sum = data.original_angle + data.gap_turn_degrees;
+  const wrapped = Math.abs(sum - left.angle) > 1e-9 * Math.max(1, Math.abs(sum));
+  const turn = data.gap_turn_degrees;
+  return (
+    `Here θ ${equals(data.theta_degrees, 6, "°")} per token and the gap n − m = ${data.offset}, so the turn adds ` +
+    `${approx(turn, 6)}°, and the angle from Rₘq to Rₙk is ${degrees(data.original_angle)} plus that` +
+    (wrapped ? `, ${degrees(sum)}, which is ${degrees(left.angle)} once brought into (−180°, 180°].` : `, ${degrees(left.angle)}.`)
+  );
 }
 
 // One arrow from the origin as a line whose end carries an arrow-head marker.
@@ -99,7 +114,7 @@ function panelTraces(data, panel, axes, legend) {
   traces.push(arrow(data.k, "k (before rotation)", GREY, axes, { dash: "dash", width: 2, legend }));
   traces.push(arrow(panel.q_rot, "R<sub>m</sub> q (rotated query)", COLORS[0], axes, { legend }));
   traces.push(arrow(panel.k_rot, "R<sub>n</sub> k (rotated key)", COLORS[1], axes, { legend }));
-  traces.push(...arc(panel.q_direction, panel.angle, 0.3, axes, `${fmt(panel.angle_between, 4)}°`, legend));
+  traces.push(...arc(panel.q_direction, panel.angle, 0.3, axes, `${approx(panel.angle_between, 4)}°`, legend));
   return traces;
 }
 
@@ -122,7 +137,7 @@ startPage({
       "plot-planes",
       [...panelTraces(data, left, ["x", "y"], true), ...panelTraces(data, right, ["x2", "y2"], false)],
       {
-        title: { text: `θ = ${fmt(data.theta, 6)} rad (${fmt(data.theta_degrees, 5)}°) per token, offset n − m = ${data.offset}` },
+        title: { text: `θ = ${approx(data.theta, 6)} rad (${approx(data.theta_degrees, 5)}°) per token, offset n − m = ${data.offset}` },
         xaxis: { ...square(grid.stacked ? [0, 1] : grid.x[0]), anchor: "y" },
         yaxis: { ...square(grid.y[0], "x"), anchor: "x" },
         xaxis2: { ...square(grid.stacked ? [0, 1] : grid.x[1]), anchor: "y2" },
@@ -215,21 +230,30 @@ startPage({
       },
     );
 
+    out("gap_sentence", gapSentence(data));
     out("angle_left", degrees(left.angle));
-    out("angle_right", degrees(right.angle));
-    out("score_left", fmt(left.score, 10));
-    out("score_right", fmt(right.score, 10));
+    const apart = right.angle - left.angle;
+    out(
+      "angle_right",
+      apart === 0
+        ? `${degrees(right.angle)} (the first panel's, exactly)`
+        : Math.abs(apart) <= 1e-9 * Math.max(1, Math.abs(left.angle))
+          ? `${degrees(right.angle)} (the first panel's up to floating-point rounding, ${approx(apart, 2)}°)`
+          : degrees(right.angle),
+    );
+    out("score_left", approx(left.score, 10));
+    out("score_right", approx(right.score, 10));
     const scale = Math.max(Math.abs(left.score), Math.abs(right.score), 1e-300);
     out(
       "score_change",
       data.score_change === 0
         ? "0 (exactly)"
-        : `${fmt(data.score_change, 3)}${Math.abs(data.score_change) <= 1e-12 * Math.max(scale, 1) ? " (floating-point rounding)" : ""}`,
+        : `${approx(data.score_change, 3)}${Math.abs(data.score_change) <= 1e-12 * Math.max(scale, 1) ? " (floating-point rounding)" : ""}`,
     );
-    out("dot_left", fmt(left.dot, 10));
-    out("norm_q", `${fmt(data.norms.q, 10)} and ${fmt(data.norms.q_rot, 10)}`);
-    out("norm_q_add", fmt(data.norms.q_add, 10));
-    out("norm_k", `${fmt(data.norms.k, 10)} and ${fmt(data.norms.k_rot, 10)}`);
-    out("norm_k_add", fmt(data.norms.k_add, 10));
+    out("dot_left", approx(left.dot, 10));
+    out("norm_q", `${approx(data.norms.q, 10)} and ${approx(data.norms.q_rot, 10)}`);
+    out("norm_q_add", approx(data.norms.q_add, 10));
+    out("norm_k", `${approx(data.norms.k, 10)} and ${approx(data.norms.k_rot, 10)}`);
+    out("norm_k_add", approx(data.norms.k_add, 10));
   },
 });

@@ -1,11 +1,36 @@
 // Score matrix: heatmap of s_mn (block means above 512 positions), Toeplitz and identity readouts.
 
 import { startPage } from "../lib/page.js";
-import { DIVERGING, axis, draw, fmt } from "../lib/plot.js";
+import { DIVERGING, axis, draw } from "../lib/plot.js";
+import { approx, count, out } from "./_numbers.js";
 
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot) slot.textContent = text;
+
+// What the causal mask does and what RoPE does, for the matrix shown.
+function causalNote(data) {
+  if (!data.causal) return "";
+  const exact = data.block === 1;
+  const cells = exact ? "cells" : "blocks";
+  let text =
+    `Causal mask: query m may look only at keys n ≤ m, so the ${count(data.masked_cells)} ${cells} with n > m ` +
+    `(of ${count(data.cells)}) are masked and left blank; ` +
+    (exact ? "row m keeps its m + 1 scores." : `a block on the diagonal averages only its visible cells (n ≤ m).`);
+  text +=
+    " RoPE knows nothing of the mask: it turns each query and key by its own position first, so every score left " +
+    "depends on the positions only through n − m ≤ 0, how far back the key is";
+  if (data.content === "random") {
+    text += ", together with the content, which here differs at every position.";
+  } else if (data.toeplitz.spread !== null) {
+    text += `; the visible cells of each diagonal agree to within ${approx(data.toeplitz.spread, 3)}.`;
+  } else {
+    text += ".";
+  }
+  return text;
+}
+
+function roundingNote(data) {
+  if (data.toeplitz_relative === null) return "no diagonal holds two visible cells here.";
+  const kind = data.content === "random" ? "(random content is not Toeplitz: the spread is the content's)" : "";
+  return `here the largest spread along a diagonal is ${approx(data.toeplitz_relative, 3)} times the largest |score|${kind ? ` ${kind}` : ""}.`;
 }
 
 function identityRows(items) {
@@ -14,7 +39,7 @@ function identityRows(items) {
   body.replaceChildren(
     ...items.map((item) => {
       const row = document.createElement("tr");
-      for (const value of [item.m, item.n, fmt(item.shift_error, 3), fmt(item.orthogonality_error, 3)]) {
+      for (const value of [item.m, item.n, approx(item.shift_error, 3), approx(item.orthogonality_error, 3)]) {
         const cell = document.createElement("td");
         cell.textContent = String(value);
         row.appendChild(cell);
@@ -66,13 +91,15 @@ startPage({
         ? `${blocks} × ${blocks} (every position)`
         : `${blocks} × ${blocks} blocks of ${data.block} positions (${data.full_blocks} full-size)`,
     );
-    out("toeplitz", data.toeplitz.spread === null ? "—" : `${fmt(data.toeplitz.spread, 3)} (diagonal n − m = ${data.toeplitz.offset}${data.block > 1 ? " blocks" : ""})`);
-    out("toeplitz_relative", data.toeplitz_relative === null ? "—" : fmt(data.toeplitz_relative, 3));
-    out("identity", fmt(data.identity_max_error, 3));
-    out("orthogonality", fmt(data.orthogonality_max_error, 3));
-    out("range", `${fmt(data.score_min, 6)} … ${fmt(data.score_max, 6)}`);
-    out("content_dot", data.content_dot === null ? "— (content differs per position)" : fmt(data.content_dot, 10));
+    out("toeplitz", data.toeplitz.spread === null ? "—" : `${approx(data.toeplitz.spread, 3)} (diagonal n − m = ${data.toeplitz.offset}${data.block > 1 ? " blocks" : ""})`);
+    out("toeplitz_relative", data.toeplitz_relative === null ? "—" : approx(data.toeplitz_relative, 3));
+    out("identity", approx(data.identity_max_error, 3));
+    out("orthogonality", approx(data.orthogonality_max_error, 3));
+    out("range", `${approx(data.score_min, 6)} … ${approx(data.score_max, 6)}`);
+    out("content_dot", data.content_dot === null ? "— (content differs per position)" : approx(data.content_dot, 10));
     out("what_if", WHAT_IF[data.theta_override] ?? "");
+    out("causal_note", causalNote(data));
+    out("rounding_note", roundingNote(data));
     identityRows(data.identity);
   },
 });

@@ -3,7 +3,9 @@
 // sent to POST /api/rope/frequencies and becomes this page's address.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+import { COLORS, axis, draw, lineWidth, panelGrid } from "../lib/plot.js";
+import { approx, count, equals, out } from "./_numbers.js";
+
 
 const METHOD_COLORS = {
   default: "#888888",
@@ -14,11 +16,6 @@ const METHOD_COLORS = {
   llama3: COLORS[4],
   ntk: COLORS[5],
 };
-
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot) slot.textContent = text;
-}
 
 
 function vline(x, y0, y1, name, color, dash = "dash") {
@@ -85,13 +82,13 @@ function drawScale(data, byPair) {
   const y0 = lo / 1.5;
   const y1 = Math.max(hi * 1.5, 1.5);
   const L = data.train_len;
-  traces.push(vline(byPair ? data.critical_pair : L, y0, y1, `λ = L = ${L} (critical pair ${data.critical_pair.toFixed(2)})`, "#444"));
+  traces.push(vline(byPair ? data.critical_pair : L, y0, y1, `λ = L = ${L} (critical pair ${approx(data.critical_pair, 4)})`, "#444"));
   if (data.llama3_bands && !byPair) {
-    traces.push(vline(data.llama3_bands.high_freq_wavelen, y0, y1, `llama3 edge L/high = ${fmt(data.llama3_bands.high_freq_wavelen)}`, COLORS[4], "dot"));
-    traces.push(vline(data.llama3_bands.low_freq_wavelen, y0, y1, `llama3 edge L/low = ${fmt(data.llama3_bands.low_freq_wavelen)}`, COLORS[4], "dot"));
+    traces.push(vline(data.llama3_bands.high_freq_wavelen, y0, y1, `llama3 edge L/high ${equals(data.llama3_bands.high_freq_wavelen)}`, COLORS[4], "dot"));
+    traces.push(vline(data.llama3_bands.low_freq_wavelen, y0, y1, `llama3 edge L/low ${equals(data.llama3_bands.low_freq_wavelen)}`, COLORS[4], "dot"));
   }
   draw("plot-scale", traces, {
-    title: { text: `Scale θ′/θ per pair (s = ${fmt(data.factor)}, L = ${L}, T = ${data.target_len})` },
+    title: { text: `Scale θ′/θ per pair (s ${equals(data.factor)}, L = ${L}, T = ${data.target_len})` },
     xaxis: byPair ? axis("pair index j") : axis("wavelength λ<sub>j</sub> = 2π/θ<sub>j</sub> (tokens)", { type: "log", exponentformat: "power" }),
     yaxis: axis("θ′<sub>j</sub> / θ<sub>j</sub>", { type: "log", exponentformat: "power", range: [Math.log10(y0), Math.log10(y1)] }),
   });
@@ -106,7 +103,7 @@ function drawRamp(data, byPair) {
       mode: "lines",
       x: xDense,
       y: [...ramp.paper_scale],
-      name: `paper: linear in L/λ between α = ${fmt(ramp.alpha)} and β = ${fmt(ramp.beta)}`,
+      name: `paper: linear in L/λ between α ${equals(ramp.alpha)} and β ${equals(ramp.beta)}`,
       line: { color: COLORS[0], width: lineWidth(2.5) },
     },
     {
@@ -130,8 +127,8 @@ function drawRamp(data, byPair) {
   }
   const s = data.factor;
   const edges = ramp.paper_edges;
-  traces.push(vline(byPair ? pairOf(edges[0], data) : edges[0], 1 / s / 1.2, 1.2, `λ = L/β = ${fmt(edges[0])}`, "#666", "dot"));
-  traces.push(vline(byPair ? pairOf(edges[1], data) : edges[1], 1 / s / 1.2, 1.2, `λ = L/α = ${fmt(edges[1])}`, "#666", "dot"));
+  traces.push(vline(byPair ? pairOf(edges[0], data) : edges[0], 1 / s / 1.2, 1.2, `λ = L/β ${equals(edges[0])}`, "#666", "dot"));
+  traces.push(vline(byPair ? pairOf(edges[1], data) : edges[1], 1 / s / 1.2, 1.2, `λ = L/α ${equals(edges[1])}`, "#666", "dot"));
   draw("plot-ramp", traces, {
     title: { text: "YaRN: the paper's ramp against the code's ramp" },
     xaxis: byPair ? axis("pair index j") : axis("wavelength λ (tokens)", { type: "log", exponentformat: "power" }),
@@ -173,26 +170,61 @@ function drawCoverage(data, byPair) {
 function drawTemperature(data) {
   const t = data.temperature;
   const s = data.factor;
-  draw(
-    "plot-temperature",
-    [
-      { type: "scatter", mode: "lines", x: [...t.scale], y: [...t.yarn], name: "YaRN: 0.1·ln s + 1", line: { color: COLORS[2], width: lineWidth(2.5) } },
+  const traces = [
+    { type: "scatter", mode: "lines", x: [...t.scale], y: [...t.yarn], name: "YaRN: 0.1·ln s + 1 (on cos and sin)", line: { color: COLORS[2], width: lineWidth(2.5) } },
+    {
+      type: "scatter",
+      mode: "lines",
+      x: [...t.scale],
+      y: [...t.longrope],
+      name: `LongRoPE: √(1 + ln s / ln L<sub>0</sub>), L<sub>0</sub> = ${count(data.train_len)} (on cos and sin)`,
+      line: { color: COLORS[3], width: lineWidth(2.5), dash: "dash" },
+    },
+  ];
+  let top = Math.max(...t.yarn, ...t.longrope);
+  if (t.softmax_scale_multiplier) {
+    const a = approx(t.mscale, 6);
+    const b = approx(t.mscale_all_dim, 6);
+    traces.push(
       {
         type: "scatter",
         mode: "lines",
         x: [...t.scale],
-        y: [...t.longrope],
-        name: `LongRoPE: √(1 + ln s / ln L), L = ${data.train_len}`,
-        line: { color: COLORS[3], width: lineWidth(2.5), dash: "dash" },
+        y: [...t.yarn_configured],
+        name: t.mscale
+          ? `this config's attention_factor: get_mscale(s, ${a}) / get_mscale(s, ${b}) (on cos and sin)`
+          : "this config's attention_factor: 0.1·ln s + 1, mscale_all_dim alone changes nothing here (on cos and sin)",
+        line: { color: "#000", width: lineWidth(2.5) },
       },
-      vline(s, 1, Math.max(...t.yarn), `s = ${fmt(s)}`, "#444"),
-    ],
-    {
-        title: { text: "Attention factor against scale (cos and sin × factor; logits × factor²)" },
-      xaxis: axis("scale factor s", { type: "log" }),
-      yaxis: axis("attention factor"),
-    },
-  );
+      {
+        type: "scatter",
+        mode: "lines",
+        x: [...t.scale],
+        y: [...t.softmax_scale_multiplier],
+        name: `DeepSeek: get_mscale(s, ${b})² (on the softmax scale, so on the logits)`,
+        line: { color: COLORS[1], width: lineWidth(2.5), dash: "dot" },
+      },
+    );
+    top = Math.max(top, ...t.yarn_configured, ...t.softmax_scale_multiplier);
+  }
+  traces.push(vline(s, 1, top, `s ${equals(s)}`, "#444"));
+  draw("plot-temperature", traces, {
+    title: { text: "Temperature factors against scale s: on cos and sin (logits × factor²), and DeepSeek's on the softmax scale" },
+    xaxis: axis("scale factor s", { type: "log" }),
+    yaxis: axis("factor"),
+  });
+  const at = t.at_factor;
+  const sText = approx(s, 6);
+  let note =
+    `At s = ${sText}: YaRN's default attention_factor 0.1·ln s + 1 ${equals(at.yarn, 6)} and LongRoPE's √(1 + ln s / ln L₀) ${equals(at.longrope, 6)} ` +
+    "multiply cos and sin, so the logits q·k are multiplied by their squares.";
+  if (at.softmax_scale_multiplier !== null) {
+    note +=
+      ` With mscale ${equals(t.mscale, 6)} and mscale_all_dim ${equals(t.mscale_all_dim, 6)}, transformers' attention_factor is ${approx(at.yarn_configured, 6)}, ` +
+      `and DeepSeek-V2/V3 also multiply their softmax scale 1/√(qk_head_dim) by get_mscale(s, ${approx(t.mscale_all_dim, 6)})² ${equals(at.softmax_scale_multiplier, 6)}: ` +
+      `the logits are multiplied by ${approx(at.yarn_configured ** 2 * at.softmax_scale_multiplier, 6)} in all.`;
+  }
+  out("temperature_note", note);
 }
 
 function drawDynamic(data) {
@@ -210,11 +242,181 @@ function drawDynamic(data) {
       vline(data.target_len, data.base, hi, `T = ${data.target_len}`, "#000", "dot"),
     ],
     {
-        title: { text: `Dynamic NTK: base against current length (s = ${fmt(data.factor)})` },
+        title: { text: `Dynamic NTK: base against current length (s ${equals(data.factor)})` },
       xaxis: axis("current length (tokens)", { type: "log", exponentformat: "power" }),
       yaxis: axis("base b′", { type: "log", exponentformat: "power" }),
     },
   );
+}
+
+// ---- temperature factors, T ≤ L0, LongRoPE's two factor sets -------------------------------------
+
+function attentionReadouts(data) {
+  const sel = data.selected;
+  out("attention", `${approx(sel.attention_factor, 8)} (logits × ${approx(sel.logit_multiplier, 6)})`);
+  const multiplier = sel.softmax_scale_multiplier;
+  const r = sel.resolved;
+  out(
+    "softmax",
+    multiplier === null
+      ? "none for this config (DeepSeek-V2/V3 only, with mscale_all_dim)"
+      : `${approx(multiplier, 6)} = get_mscale(${approx(r.factor, 6)}, ${approx(r.mscale_all_dim, 6)})²`,
+  );
+  out("logits_total", approx(sel.logit_multiplier * (multiplier ?? 1), 6));
+  const notes = document.querySelector('[data-out="factor_notes"]');
+  if (notes) {
+    const items = Object.entries(sel.attention_factors).map(
+      ([name, entry]) => `${name}${entry.value === null ? "" : ` ${equals(entry.value, 6)}`}: ${entry.applies}.`,
+    );
+    notes.replaceChildren(...items.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
+  }
+}
+
+function extendsNote(data) {
+  if (data.extends) return "";
+  const T = count(data.target_len);
+  const L = count(data.train_len);
+  const unchanged = [];
+  const changed = [];
+  for (const [name, entry] of Object.entries(data.methods)) {
+    if (!entry.available || name === "default") continue;
+    const label = name === "longrope" ? "longrope (short factors)" : name;
+    (entry.scale.every((v) => v === 1) ? unchanged : changed).push(label);
+  }
+  let text =
+    `T = ${T} ${data.target_len === data.train_len ? "equals" : "is below"} the training length L0 = ${L} ` +
+    `(T/L0 ${equals(data.target_scale, 6)}): the model was trained on every position up to T, so nothing is extended.`;
+  if (unchanged.length) text += ` At this length ${unchanged.join(", ")} leave${unchanged.length === 1 ? "s" : ""} every pair as it is.`;
+  if (changed.length) {
+    text += ` ${unchanged.length ? "The others" : "The methods shown"} (${changed.join(", ")}) would still change the pairs whatever the length, as the curves show; a model at this length needs none of it.`;
+  }
+  return text;
+}
+
+let longrope = null; // {figure, plot} while rope_type is longrope
+
+function longropeFigure(slot) {
+  const figure = document.createElement("figure");
+  figure.className = "figure";
+  const plot = document.createElement("div");
+  plot.className = "plot";
+  plot.id = "plot-longrope";
+  plot.setAttribute("role", "figure");
+  plot.setAttribute("aria-label", "LongRoPE: short and long factors per pair, and the scale of a few pairs against the current length with the switch at L0");
+  const numbers = document.createElement("dl");
+  numbers.className = "numbers";
+  for (const [label, name] of [["LongRoPE factors in use at T", "longrope_in_use"], ["LongRoPE attention factor (both sets)", "longrope_attention"]]) {
+    const item = document.createElement("div");
+    const dt = document.createElement("dt");
+    dt.textContent = label;
+    const dd = document.createElement("dd");
+    dd.dataset.out = name;
+    item.append(dt, dd);
+    numbers.appendChild(item);
+  }
+  figure.append(plot, numbers);
+  slot.appendChild(figure);
+  return { figure, plot };
+}
+
+/** LongRoPE only: both factor sets per pair, and a few pairs' scale against the current length. */
+function drawLongrope(data, byPair) {
+  const slot = document.getElementById("longrope-slot");
+  const lr = data.longrope_switch;
+  if (!slot) return;
+  if (!lr) {
+    if (longrope) {
+      window.Plotly?.purge(longrope.plot);
+      longrope.figure.remove();
+      longrope = null;
+    }
+    return;
+  }
+  if (!longrope) longrope = longropeFigure(slot);
+  const longropePlot = longrope.plot;
+  const L0 = lr.switch_after;
+  const grid = panelGrid(longropePlot, 2, 0.16);
+  const x = byPair ? [...data.pair] : [...data.wavelength];
+  const inUse = lr.in_use;
+  const traces = [
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      x: [...x],
+      y: [...lr.short_scale],
+      name: `short_factor: seq_len ≤ L<sub>0</sub> = ${count(L0)}${inUse === "short" ? " (in use at T)" : ""}`,
+      line: { color: COLORS[0], width: lineWidth(inUse === "short" ? 3 : 1.5) },
+      marker: { size: lineWidth(2) * 2 },
+      xaxis: "x",
+      yaxis: "y",
+    },
+    {
+      type: "scatter",
+      mode: "lines+markers",
+      x: [...x],
+      y: [...lr.long_scale],
+      name: `long_factor: seq_len > ${count(L0)}${inUse === "long" ? " (in use at T)" : ""}`,
+      line: { color: COLORS[1], width: lineWidth(inUse === "long" ? 3 : 1.5), dash: "dash" },
+      marker: { size: lineWidth(2) * 2 },
+      xaxis: "x",
+      yaxis: "y",
+    },
+  ];
+  const shades = [COLORS[4], COLORS[5], COLORS[6]];
+  let lo = Infinity;
+  let hi = -Infinity;
+  lr.pairs.forEach((pair, k) => {
+    const y = [...lr.scale_at_length[k]];
+    lo = Math.min(lo, ...y);
+    hi = Math.max(hi, ...y);
+    traces.push({
+      type: "scatter",
+      mode: "lines",
+      x: [...lr.lengths],
+      y,
+      name: `pair ${pair} against the current length`,
+      line: { color: shades[k % shades.length], width: lineWidth(2), shape: "hv" },
+      xaxis: "x2",
+      yaxis: "y2",
+    });
+  });
+  traces.push({
+    type: "scatter",
+    mode: "lines",
+    x: [L0, L0],
+    y: [lo, hi],
+    name: `switch: long_factor once seq_len > L<sub>0</sub> = ${count(L0)}`,
+    line: { color: COLORS[2], dash: "dash", width: lineWidth(1.5) },
+    xaxis: "x2",
+    yaxis: "y2",
+    hoverinfo: "name",
+  });
+  traces.push({
+    type: "scatter",
+    mode: "markers",
+    x: [data.target_len],
+    y: [lr.scale_at_length[0][lr.lengths.indexOf(data.target_len)]],
+    name: `T = ${count(data.target_len)}`,
+    marker: { color: COLORS[2], size: lineWidth(5) * 2, symbol: "diamond" },
+    xaxis: "x2",
+    yaxis: "y2",
+  });
+  draw(longropePlot, traces, {
+    title: { text: `LongRoPE: θ′<sub>j</sub>/θ<sub>j</sub> = 1/factor<sub>j</sub> for both sets, and the switch at L<sub>0</sub> = ${count(L0)}` },
+    xaxis: byPair
+      ? axis("pair index j", { domain: grid.x[0], anchor: "y" })
+      : axis("wavelength λ<sub>j</sub> (tokens)", { type: "log", exponentformat: "power", domain: grid.x[0], anchor: "y" }),
+    yaxis: axis("θ′<sub>j</sub> / θ<sub>j</sub>", { type: "log", exponentformat: "power", domain: grid.y[0], anchor: "x" }),
+    xaxis2: axis("current length seq_len (tokens)", { type: "log", exponentformat: "power", domain: grid.x[1], anchor: "y2" }),
+    yaxis2: axis("θ′ / θ", { type: "log", exponentformat: "power", domain: grid.y[1], anchor: "x2" }),
+  });
+  out(
+    "longrope_in_use",
+    inUse === "long"
+      ? `long_factor: T = ${count(data.target_len)} > L0 = ${count(L0)}`
+      : `short_factor: T = ${count(data.target_len)} ≤ L0 = ${count(L0)} (long_factor only once seq_len > L0)`,
+  );
+  out("longrope_attention", approx(lr.attention_factor, 8));
 }
 
 startPage({
@@ -227,18 +429,20 @@ startPage({
     drawDynamic(data);
     const selected = data.methods[data.rope_type];
     out("method", `${data.rope_type} — ${selected ? selected.title : ""}`);
-    out("attention", `${fmt(data.selected.attention_factor, 8)} (logits × ${fmt(data.selected.attention_factor ** 2, 6)})`);
+    attentionReadouts(data);
+    out("extends_note", extendsNote(data));
+    drawLongrope(data, byPair);
     out("rotary", `${data.rotary_dim} of ${data.head_dim} (${data.rotary_dim / 2} pairs)`);
-    out("critical", `j = ${data.critical_pair.toFixed(3)}: ${data.pairs_below_train_len} pairs turn fully within L`);
+    out("critical", `j ${equals(data.critical_pair, 5)}: ${data.pairs_below_train_len} pairs turn fully within L`);
     const ramp = data.ramp;
     out(
       "yarn_range",
-      `pairs ${ramp.correction_range[0]}–${ramp.correction_range[1]} (unrounded ${ramp.correction_range_unrounded[0].toFixed(3)}–${ramp.correction_range_unrounded[1].toFixed(3)})`,
+      `pairs ${approx(ramp.correction_range[0], 6)}–${approx(ramp.correction_range[1], 6)} (unrounded ${approx(ramp.correction_range_unrounded[0], 5)} and ${approx(ramp.correction_range_unrounded[1], 5)})`,
     );
     const b = data.llama3_bands;
-    out("bands", b ? `${b.kept} / ${b.smoothed} / ${b.divided}` : "high_freq_factor must exceed low_freq_factor");
-    out("dynamic_base", data.dynamic.base_at_target === null ? "—" : fmt(data.dynamic.base_at_target, 6));
-    out("ntk_base", data.dynamic.ntk_base === null ? "—" : fmt(data.dynamic.ntk_base, 6));
+    out("bands", b ? `${b.kept} / ${b.smoothed} / ${b.divided}` : "none: high_freq_factor is below low_freq_factor");
+    out("dynamic_base", data.dynamic.base_at_target === null ? "—" : approx(data.dynamic.base_at_target, 6));
+    out("ntk_base", data.dynamic.ntk_base === null ? "—" : approx(data.dynamic.ntk_base, 6));
     const notes = document.querySelector('[data-out="notes"]');
     if (notes) {
       const items = [...data.selected.notes];

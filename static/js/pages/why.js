@@ -1,7 +1,8 @@
 // Why position? The inspected word's output in the sentence and in its reordering, with and without position.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, draw, fmt, panelGrid } from "../lib/plot.js";
+import { COLORS, DIVERGING, axis, draw, panelGrid } from "../lib/plot.js";
+import { approx, equals } from "./_numbers.js";
 
 const NAMES = { none: "no position", learned: "learned table", sinusoidal: "sinusoidal", rope: "RoPE" };
 
@@ -32,7 +33,7 @@ function vectorPlot(id, data, scheme, key) {
   const components = Array.from({ length: data.dim }, (_, c) => c);
   const first = data.words.join(" ");
   const second = data.other_words.join(" ");
-  const exact = scheme.identical ? "identical in every bit" : `difference norm ${fmt(scheme.diff_norm)}`;
+  const exact = scheme.identical ? "identical in every bit" : `difference norm ${approx(scheme.diff_norm)}`;
   return draw(
     id,
     [
@@ -102,7 +103,7 @@ startPage({
       "none_diff",
       none.identical ? `exactly 0 (all ${data.dim} components equal)` : `‖diff‖ = ${none.diff_norm} (not identical!)`,
     );
-    out("with_diff", `${NAMES[key]}: ‖diff‖ = ${fmt(chosen.diff_norm)}`);
+    out("with_diff", `${NAMES[key]}: ‖diff‖ ${equals(chosen.diff_norm)}`);
     out("equivariant", none.equivariant ? "yes, bit for bit, for every word" : `no (largest gap ${none.largest_row_difference})`);
     out(
       "repeats",
