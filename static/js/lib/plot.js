@@ -1193,12 +1193,17 @@ export function axis(title, extra = {}) {
   return { title: { text: title }, zeroline: false, ...extra };
 }
 
-/** Compact number formatting for readouts: 4 significant digits, scientific when tiny or huge. */
+/**
+ * Compact number formatting for readouts: `digits` significant digits, scientific when tiny or
+ * huge.  Between 10^digits and 10^6 every digit of the integer part is printed (47,117, not a
+ * 47,120 whose last zero would read as exact); static/js/lib/numbers.js adds "≈" where it rounds.
+ */
 export function fmt(value, digits = 4) {
   if (value === null || value === undefined) return "—";
   if (typeof value !== "number") return String(value);
   if (value === 0) return "0";
   const magnitude = Math.abs(value);
   if (magnitude >= 1e6 || magnitude < 1e-3) return value.toExponential(digits - 1);
+  if (magnitude >= 10 ** digits) return Math.round(value).toLocaleString("en-US");
   return Number(value.toPrecision(digits)).toLocaleString("en-US", { maximumFractionDigits: 12 });
 }

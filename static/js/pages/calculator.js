@@ -3,7 +3,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, lineWidth } from "../lib/plot.js";
-import { approx, count, out } from "./_numbers.js";
+import { approx, count, out } from "../lib/numbers.js";
 
 const SOURCE = {
   table: "from the precomputed table",

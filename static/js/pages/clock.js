@@ -5,7 +5,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, draw, lineWidth, panelGrid } from "../lib/plot.js";
-import { approx, count, equals } from "./_numbers.js";
+import { approx, count, equals } from "../lib/numbers.js";
 
 
 const TWO_PI = 2 * Math.PI;

@@ -2,7 +2,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, lineWidth, panelGrid } from "../lib/plot.js";
-import { approx, count, equals, out } from "./_numbers.js";
+import { approx, count, equals, out } from "../lib/numbers.js";
 
 
 const PANELS = [

@@ -2,7 +2,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, lineWidth } from "../lib/plot.js";
-import { approx, count, equals, out } from "./_numbers.js";
+import { approx, count, equals, out } from "../lib/numbers.js";
 
 
 /** Widest band (mean − std … mean + std, over a column's offsets) among columns within [from, to]. */

@@ -2,7 +2,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, lineWidth, panelGrid } from "../lib/plot.js";
-import { approx, equals } from "./_numbers.js";
+import { approx, equals } from "../lib/numbers.js";
 
 const GREY = "#9a9aa2";
 

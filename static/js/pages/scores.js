@@ -2,7 +2,7 @@
 
 import { startPage } from "../lib/page.js";
 import { DIVERGING, axis, draw } from "../lib/plot.js";
-import { approx, count, out } from "./_numbers.js";
+import { approx, count, out } from "../lib/numbers.js";
 
 
 // What the causal mask does and what RoPE does, for the matrix shown.

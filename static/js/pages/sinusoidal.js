@@ -1,6 +1,7 @@
 // Sinusoidal table: heatmap of positions × dimensions, or curves of chosen columns.
 
 import { startPage } from "../lib/page.js";
+import { approx } from "../lib/numbers.js";
 import { COLORS, DIVERGING, axis, draw, fmt, lineWidth } from "../lib/plot.js";
 
 function out(name, text) {
@@ -59,6 +60,6 @@ startPage({
     out("positions", `${data.start} … ${data.start + data.seq_len - 1}`);
     out("w_first", `${fmt(w[0])} rad/position`);
     out("w_last", `${fmt(w[w.length - 1])} rad/position`);
-    out("longest", `${fmt((2 * Math.PI) / w[w.length - 1])} positions per turn`);
+    out("longest", `${approx((2 * Math.PI) / w[w.length - 1])} positions per turn`);
   },
 });

@@ -4,7 +4,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, lineWidth, panelGrid } from "../lib/plot.js";
-import { approx, count, equals, out } from "./_numbers.js";
+import { approx, count, equals, out } from "../lib/numbers.js";
 
 
 const METHOD_COLORS = {

@@ -2,7 +2,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, DIVERGING, axis, draw, panelGrid } from "../lib/plot.js";
-import { approx, equals } from "./_numbers.js";
+import { approx, equals } from "../lib/numbers.js";
 
 const NAMES = { none: "no position", learned: "learned table", sinusoidal: "sinusoidal", rope: "RoPE" };
 

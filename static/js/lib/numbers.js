@@ -1,9 +1,9 @@
 // Numbers for the sentences and readouts of the lesson pages, rounded honestly: a value shown
 // with fewer digits than it has carries "≈", and a rounded value never ends in zeros that read as
-// exact digits (47,117.2 is "≈ 47,117", not "47,120").  Shared by the page modules; it only
+// exact digits (47,117.2 is "≈ 47,117", not "47,120").  Shared by the page modules (static/js/lib); it only
 // formats (static/js/lib/plot.js's fmt does the digits).
 
-import { fmt } from "../lib/plot.js";
+import { fmt } from "./plot.js";
 
 /** True when `digits` significant digits show `value` exactly. */
 export function exactIn(value, digits) {
