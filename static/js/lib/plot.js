@@ -841,7 +841,11 @@ function compose(el, traces, pageLayout, forExport = false) {
   }
   tidyLogAxes(layout, drawn);
   fixRanges(el, layout, drawn);
-  if (!forExport) layout.transition = { duration: 0 };
+  // The transition path pays off when the traces keep their number of points (a slider moving a
+  // curve); when points come and go, its enter/exit work costs more than a plain redraw.
+  const lengths = drawn.map((trace) => (trace.x ? trace.x.length : 0) + "," + (trace.y ? trace.y.length : 0)).join(";");
+  if (!forExport && el._pointCounts === lengths) layout.transition = { duration: 0 };
+  if (!forExport) el._pointCounts = lengths;
   return { traces: drawn, layout, title, items, heatmaps, pageTraces: traces, pageLayout };
 }
 
