@@ -2,7 +2,8 @@
 
 Each Plotly redraw costs tens of milliseconds here, so a page that redrew every plot on every
 change would lag by the sum of them.  Redraws are counted with Plotly's own events: plotly_afterplot
-(a full redraw) and plotly_relayout (a heatmap whose image alone was swapped).
+(a full redraw), plotly_relayout (a heatmap whose image alone was swapped) and plotly_animated
+(traces moved without a redraw).
 """
 
 import pytest
@@ -17,6 +18,7 @@ COUNT_REDRAWS_JS = """() => {
     window.__redraws[gd.id] = 0;
     gd.on('plotly_afterplot', () => { window.__redraws[gd.id] += 1; });
     gd.on('plotly_relayout', () => { window.__redraws[gd.id] += 1; });
+    gd.on('plotly_animated', () => { window.__redraws[gd.id] += 1; });
   }
 }"""
 

@@ -976,10 +976,97 @@ function figureKey(traces, layout) {
   return key.length > COMPARE_LIMIT ? null : key;
 }
 
-/** The figure without the image sources: equal frames differ only in the pictures' pixels. */
-function frameKey(figure) {
-  const layout = { ...figure.layout, images: (figure.layout.images || []).map((image) => ({ ...image, source: "" })) };
-  return figureKey(figure.traces, layout);
+// Attributes Plotly can move without a redraw (Plotly.PlotSchema marks them `anim`): a change of
+// these alone, on traces that keep their number of points, is an animation of those traces.
+const ANIMATABLE = ["x", "y", "fillcolor", "marker.color", "marker.size", "marker.opacity", "marker.line.color", "marker.line.width", "line.color", "line.width"];
+const AXIS_MOVES = ["range", "autorange", "tickvals", "ticktext"];
+
+function without(object, paths) {
+  const out = JSON.parse(JSON.stringify(object));
+  for (const path of paths) {
+    const parts = path.split(".");
+    let node = out;
+    for (const part of parts.slice(0, -1)) node = node?.[part];
+    if (node && typeof node === "object") delete node[parts[parts.length - 1]];
+  }
+  return out;
+}
+
+function read(object, path) {
+  return path.split(".").reduce((node, part) => (node == null ? undefined : node[part]), object);
+}
+
+/**
+ * The figure with what may change cheaply taken out: the traces' animatable attributes, the axes'
+ * ranges and tick labels, the images' sources and places, the carriers' corners.  Two figures
+ * with the same frame differ only in those (see planUpdate).  null: too large to compare.
+ */
+function frameOf(figure) {
+  if (numberCount(figure.traces, COMPARE_LIMIT / 8) > COMPARE_LIMIT / 8) return null;
+  const traces = figure.traces.map((trace) => without(trace, ANIMATABLE));
+  const layout = { ...figure.layout, transition: undefined };
+  layout.images = (layout.images || []).map((image) => ({ xref: image.xref, yref: image.yref, layer: image.layer }));
+  for (const key of Object.keys(layout)) {
+    if (/^[xy]axis\d*$/.test(key) && layout[key]) layout[key] = without(layout[key], AXIS_MOVES);
+  }
+  const text = JSON.stringify([traces, layout]);
+  return text.length > COMPARE_LIMIT ? null : text;
+}
+
+/**
+ * The cheapest call that turns the last figure drawn in `el` into `figure`:
+ * - "relayout": only images and axis ranges/ticks changed (a heatmap's new numbers or size);
+ * - "animate": only animatable attributes of some traces (keeping their number of points) and axis
+ *   ranges changed; only those traces are redrawn (Plotly.animate with `traces`);
+ * - "react": anything else.
+ */
+function planUpdate(el, figure, frame) {
+  const previous = el._drawn;
+  if (!previous || frame === null || frame !== previous.frame) return { kind: "react" };
+  const axes = {};
+  for (const [key, value] of Object.entries(figure.layout)) {
+    if (!/^[xy]axis\d*$/.test(key) || !value) continue;
+    for (const attr of AXIS_MOVES) {
+      const now = value[attr];
+      if (JSON.stringify(now) !== JSON.stringify(previous.layout[key]?.[attr]) && now !== undefined) axes[`${key}.${attr}`] = now;
+    }
+  }
+  const imagesChanged = JSON.stringify(figure.layout.images || []) !== JSON.stringify(previous.layout.images || []);
+  if (figure.heatmaps.length) return { kind: "relayout", update: { ...axes, ...(imagesChanged ? { images: figure.layout.images } : {}) } };
+  if (imagesChanged) return { kind: "react" };
+  const indices = [];
+  const data = [];
+  for (const [i, trace] of figure.traces.entries()) {
+    const before = previous.traces[i];
+    const change = {};
+    for (const path of ANIMATABLE) {
+      const now = read(trace, path);
+      if (JSON.stringify(now) === JSON.stringify(read(before, path))) continue;
+      const length = (value) => (Array.isArray(value) ? value.length : -1);
+      if ((path === "x" || path === "y") && length(now) !== length(read(before, path))) return { kind: "react" };
+      change[path] = now;
+    }
+    if (Object.keys(change).length) {
+      indices.push(i);
+      // Plotly.animate takes nested objects, not dotted paths.
+      const nested = {};
+      for (const [path, value] of Object.entries(change)) {
+        const parts = path.split(".");
+        let node = nested;
+        for (const part of parts.slice(0, -1)) node = node[part] ||= {};
+        node[parts[parts.length - 1]] = value;
+      }
+      data.push(nested);
+    }
+  }
+  if (!indices.length && !Object.keys(axes).length) return { kind: "none" };
+  if (Object.keys(axes).some((key) => !key.endsWith(".range"))) return { kind: "react" };
+  const layout = {};
+  for (const [key, value] of Object.entries(axes)) {
+    const [axis, attr] = key.split(".");
+    (layout[axis] ||= {})[attr] = value;
+  }
+  return { kind: "animate", data, traces: indices, layout };
 }
 
 const SHARP_BELOW = 400;
@@ -1003,21 +1090,26 @@ function paint(el, traces, layout, force = false) {
   const sharp = figure.heatmaps.length > 0 && figure.heatmaps.every((entry) => entry.width < SHARP_BELOW && entry.height < SHARP_BELOW);
   if (sharp) el.dataset.sharp = "";
   else delete el.dataset.sharp;
-  const frame = frameKey(figure);
+  const frame = frameOf(figure);
   const first = !el.data;
+  const plan = first ? { kind: "react" } : planUpdate(el, figure, frame);
   let drawn;
-  if (!first && frame !== null && frame === el._frameKey && figure.heatmaps.length) {
-    // Only the pixels changed: swap the images (Plotly redraws just those).
-    const update = {};
-    const start = figure.layout.images.length - figure.heatmaps.length;
-    figure.heatmaps.forEach((_, k) => {
-      update[`images[${start + k}].source`] = figure.layout.images[start + k].source;
+  if (plan.kind === "relayout") {
+    // A heatmap's new numbers (and size): swap the image and move the axes; nothing else redraws.
+    drawn = Object.keys(plan.update).length ? Plotly.relayout(el, plan.update) : Promise.resolve(el);
+  } else if (plan.kind === "animate") {
+    // Only these traces move (and the axes): Plotly redraws them alone, without a transition.
+    drawn = Plotly.animate(el, { data: plan.data, traces: plan.traces, layout: plan.layout }, {
+      transition: { duration: 0 },
+      frame: { duration: 0, redraw: false },
+      mode: "immediate",
     });
-    drawn = Plotly.relayout(el, update);
+  } else if (plan.kind === "none") {
+    drawn = Promise.resolve(el);
   } else {
     drawn = Plotly.react(el, figure.traces, figure.layout, plotConfig());
   }
-  el._frameKey = frame;
+  el._drawn = { frame, traces: figure.traces, layout: figure.layout };
   // The object URLs of the images replaced are released once the new ones are up.
   const old = el._sources || [];
   const current = figure.heatmaps.length ? figure.layout.images.slice(-figure.heatmaps.length).map((image) => image.source) : [];
