@@ -62,7 +62,8 @@ PRESENTER_TEXT_JS = """() => {
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const el = node.parentElement;
-    if (!node.textContent.trim() || !el || el.closest('math, svg, script, .plot-tip, option, [hidden]')) continue;
+    // Formulas are exempt; words drawn in a plot (svg text, .plot-labels) are plot text, below.
+    if (!node.textContent.trim() || !el || el.closest('math, svg, script, .plot-tip, .plot-labels, option, [hidden]')) continue;
     const box = el.getBoundingClientRect();
     if (box.width === 0 || box.height === 0) continue;
     const size = parseFloat(getComputedStyle(el).fontSize);
@@ -73,7 +74,7 @@ PRESENTER_TEXT_JS = """() => {
 
 PLOT_TEXT_JS = """() => {
   const small = [];
-  for (const text of document.querySelectorAll('.js-plotly-plot .main-svg text, .js-plotly-plot .main-svg tspan')) {
+  for (const text of document.querySelectorAll('.js-plotly-plot .main-svg text, .js-plotly-plot .main-svg tspan, .js-plotly-plot .plot-labels > span')) {
     if (!text.textContent.trim()) continue;
     const size = parseFloat(getComputedStyle(text).fontSize);
     if (size < 16) small.push(`${text.closest('.js-plotly-plot').id}: ${size}px "${text.textContent.trim().slice(0, 20)}"`);
@@ -92,7 +93,7 @@ OVERLAPS_JS = """(id) => {
     const axis = el.parentElement.getAttribute('class').replace(/tick.*/, '');
     (groups[axis] ||= []).push(el);
   }
-  const titles = [...gd.querySelectorAll('.main-svg [class$="title"] text, .main-svg text[class$="title"], .main-svg .annotation-text, .main-svg .cbtitle text')];
+  const titles = [...gd.querySelectorAll('.main-svg [class$="title"] text, .main-svg text[class$="title"], .main-svg .annotation-text, .main-svg .cbtitle text, .plot-labels > span:not([hidden])')];
   const ticks = Object.values(groups).flat();
   const found = [];
   for (const title of titles) {

@@ -737,7 +737,7 @@ function showChrome(el, title, items) {
       button.dataset.trace = item.key;
       button.setAttribute("aria-pressed", String(!hidden.has(item.key)));
       const mark = document.createElement("span");
-      mark.className = `swatch${item.markersOnly ? " swatch-dot" : ""}${item.fill ? " swatch-fill" : ""}${item.dash ? ` swatch-${item.dash}` : ""}`;
+      mark.className = `swatch${item.markersOnly ? " swatch-marker" : ""}${item.fill ? " swatch-fill" : ""}${item.dash ? ` swatch-line-${item.dash}` : ""}`;
       mark.style.setProperty("--swatch", item.colour);
       mark.setAttribute("aria-hidden", "true");
       const label = document.createElement("span");
@@ -780,6 +780,107 @@ function tidyLogAxes(layout, traces) {
   }
 }
 
+// ---- text in the plot as HTML ------------------------------------------------------------------
+//
+// Words written into a plot (a trace of mode "text", an annotation without an arrow) change with
+// the numbers, and changed text makes Plotly redraw the whole figure.  On screen they are HTML
+// placed over the plot at their data or paper coordinates (showLabels), so the figure underneath
+// keeps only what Plotly can move cheaply; exports draw them with Plotly as the page gave them.
+
+function placeholder(trace) {
+  return { type: "scatter", mode: "markers", x: trace.x, y: trace.y, xaxis: trace.xaxis, yaxis: trace.yaxis, hoverinfo: "skip", showlegend: false, marker: { size: 1, opacity: 0 } };
+}
+
+const TEXT_POSITION = {
+  "top left": ["right", "bottom"],
+  "top center": ["center", "bottom"],
+  "top right": ["left", "bottom"],
+  "middle left": ["right", "middle"],
+  "middle center": ["center", "middle"],
+  "middle right": ["left", "middle"],
+  "bottom left": ["right", "top"],
+  "bottom center": ["center", "top"],
+  "bottom right": ["left", "top"],
+};
+
+function traceLabels(trace) {
+  const [xanchor, yanchor] = TEXT_POSITION[trace.textposition || "middle center"] || ["center", "middle"];
+  const font = trace.textfont || {};
+  return (trace.x || []).map((x, i) => ({
+    x,
+    y: trace.y[i],
+    xref: trace.xaxis || "x",
+    yref: trace.yaxis || "y",
+    log: false,
+    text: Array.isArray(trace.text) ? trace.text[i] : trace.text,
+    color: Array.isArray(font.color) ? font.color[i] : font.color,
+    size: Array.isArray(font.size) ? font.size[i] : font.size,
+    xanchor,
+    yanchor,
+    shift: [0, yanchor === "bottom" ? -4 : yanchor === "top" ? 4 : 0],
+  }));
+}
+
+function annotationLabel(note) {
+  return {
+    x: note.x,
+    y: note.y,
+    xref: note.xref || "x",
+    yref: note.yref || "y",
+    log: true, // an annotation on a log axis gives log10 of its position, as Plotly reads it
+    text: note.text,
+    color: note.font?.color,
+    size: note.font?.size,
+    xanchor: !note.xanchor || note.xanchor === "auto" ? "center" : note.xanchor,
+    yanchor: !note.yanchor || note.yanchor === "auto" ? "middle" : note.yanchor,
+    angle: note.textangle || 0,
+    background: note.bgcolor,
+    shift: [note.xshift || 0, -(note.yshift || 0)],
+  };
+}
+
+function labelPixel(full, ref, value, letter, log) {
+  const size = full._size;
+  if (ref === "paper") return letter === "x" ? size.l + value * size.w : size.t + (1 - value) * size.h;
+  const axis = full[axisName(ref, letter)];
+  if (!axis) return NaN;
+  const linear = axis.type === "log" && !log ? Math.log10(value) : value;
+  return axis._offset + axis.l2p(linear);
+}
+
+const ANCHOR_SHIFT = { left: "0%", center: "-50%", right: "-100%", top: "0%", middle: "-50%", bottom: "-100%" };
+
+function showLabels(el, labels) {
+  const full = el._fullLayout;
+  let layer = el.querySelector(":scope > .plot-labels");
+  if (!labels.length) {
+    layer?.remove();
+    return;
+  }
+  if (!full) return;
+  if (!layer) {
+    layer = document.createElement("div");
+    layer.className = "plot-labels";
+    layer.setAttribute("aria-hidden", "true");
+    el.appendChild(layer);
+  }
+  const nodes = [...layer.children];
+  nodes.slice(labels.length).forEach((node) => node.remove());
+  labels.forEach((label, i) => {
+    const node = nodes[i] || layer.appendChild(document.createElement("span"));
+    const x = labelPixel(full, label.xref, label.x, "x", label.log) + label.shift[0];
+    const y = labelPixel(full, label.yref, label.y, "y", label.log) + label.shift[1];
+    const html = richText(label.text);
+    if (node.innerHTML !== html) node.innerHTML = html;
+    node.hidden = !Number.isFinite(x) || !Number.isFinite(y);
+    node.style.transform = `translate(${x.toFixed(1)}px, ${y.toFixed(1)}px) translate(${ANCHOR_SHIFT[label.xanchor]}, ${ANCHOR_SHIFT[label.yanchor]})${label.angle ? ` rotate(${label.angle}deg)` : ""}`;
+    node.style.transformOrigin = label.angle ? "left bottom" : "";
+    node.style.color = label.color || "";
+    node.style.fontSize = label.size ? `${label.size}px` : "";
+    node.style.background = label.background || "";
+  });
+}
+
 // What Plotly gets of a line or bar trace on screen: everything but its name and hover texts,
 // which the page's own legend and tooltip show (legendItems, attachTooltip).  A redraw whose only
 // changes are animatable (x, y, colours, axis ranges: Plotly.PlotSchema's `anim`) then takes
@@ -810,6 +911,7 @@ function compose(el, traces, pageLayout, forExport = false) {
   const drawn = [];
   const images = [];
   const heatmaps = [];
+  const labels = [];
   traces.forEach((trace, index) => {
     // A heatmap that writes text in its cells or leaves gaps between them (a handful of labelled
     // cells) stays a Plotly heatmap, with its colour scale resolved the same way.
@@ -827,8 +929,18 @@ function compose(el, traces, pageLayout, forExport = false) {
     }
     const key = trace.legendgroup || trace.name;
     const shown = key && hidden.has(key) ? { ...trace, visible: "legendonly" } : trace;
+    if (!forExport && trace.mode === "text" && shown.visible !== "legendonly") {
+      labels.push(...traceLabels(trace));
+      drawn.push(placeholder(trace));
+      return;
+    }
     drawn.push(forExport ? shown : screenTrace(shown, index));
   });
+  if (!forExport && Array.isArray(layout.annotations)) {
+    const kept = [];
+    for (const note of layout.annotations) (note.showarrow === false ? labels : kept).push(note.showarrow === false ? annotationLabel(note) : note);
+    layout.annotations = kept;
+  }
   if (images.length) layout.images = [...(layout.images || []), ...images];
   // Room on the right for a colour bar beside the plot (drawn by Plotly in exports, as HTML on screen).
   if (heatmaps.some((entry) => entry.colourBar && entry.colourBar.x >= 1) && !(pageLayout?.margin?.r > 0)) {
@@ -846,7 +958,7 @@ function compose(el, traces, pageLayout, forExport = false) {
   const lengths = drawn.map((trace) => (trace.x ? trace.x.length : 0) + "," + (trace.y ? trace.y.length : 0)).join(";");
   if (!forExport && el._pointCounts === lengths) layout.transition = { duration: 0 };
   if (!forExport) el._pointCounts = lengths;
-  return { traces: drawn, layout, title, items, heatmaps, pageTraces: traces, pageLayout };
+  return { traces: drawn, layout, title, items, heatmaps, labels, pageTraces: traces, pageLayout };
 }
 
 /**
@@ -1115,7 +1227,10 @@ function paint(el, traces, layout, force = false) {
   const current = figure.heatmaps.length ? figure.layout.images.slice(-figure.heatmaps.length).map((image) => image.source) : [];
   el._sources = current;
   Promise.resolve(drawn).then(() => old.forEach((url) => !current.includes(url) && URL.revokeObjectURL(url)));
-  Promise.resolve(drawn).then(() => showColourBars(el, figure.heatmaps));
+  Promise.resolve(drawn).then(() => {
+    showColourBars(el, figure.heatmaps);
+    showLabels(el, figure.labels);
+  });
   if (first) {
     watch(el);
     followSize(el);

@@ -3,7 +3,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, lineWidth } from "../lib/plot.js";
-import { approx, count, out } from "../lib/numbers.js";
+import { approx, count, equals, out } from "../lib/numbers.js";
 
 const SOURCE = {
   table: "from the precomputed table",
@@ -59,7 +59,7 @@ function extendsNote(data) {
   }
   const ntk = data.ntk_base_formula_value === null ? "" : ` (its formula would lower b to ${approx(data.ntk_base_formula_value, 6)})`;
   return (
-    `T = ${T} is below the training length L = ${L} (s = ${approx(data.scale, 6)} < 1): the model has already been trained on ` +
+    `T = ${T} is below the training length L = ${L} (s ${equals(data.scale, 6)} < 1): the model has already been trained on ` +
     `every position up to T, so nothing is extended. The NTK row gives no base${ntk}, dynamic NTK keeps b, and the YaRN and ` +
     `LongRoPE attention factors are 1.`
   );
@@ -136,8 +136,8 @@ startPage({
     else if (data.ntk_base === null) out("ntk_base", `not an extension (s ≤ 1): the formula would give ${approx(data.ntk_base_formula_value, 6)}`);
     else out("ntk_base", approx(data.ntk_base, 6));
     if (data.exponent === null) out("dynamic_base", "needs d > 2");
-    else if (data.dynamic_base === null) out("dynamic_base", `b unchanged: below L dynamic NTK keeps b = ${approx(data.base, 6)}`);
-    else out("dynamic_base", `${approx(data.dynamic_base, 6)} (α = ${approx(data.dynamic_alpha, 6)})`);
+    else if (data.dynamic_base === null) out("dynamic_base", `b unchanged: below L dynamic NTK keeps b ${equals(data.base, 6)}`);
+    else out("dynamic_base", `${approx(data.dynamic_base, 6)} (α ${equals(data.dynamic_alpha, 6)})`);
     out("yarn", `${approx(data.yarn_attention, 8)} (logits × ${approx(data.yarn_logits, 6)})`);
     out("longrope", approx(data.longrope_attention, 8));
     out("critical", approx(data.critical_pair, 6));

@@ -182,7 +182,7 @@ function drawSlow(data, position) {
   const [first, second] = data.slow_hands;
   const grid = panelGrid("plot-slow", 2, 0.12);
   const square = (domain, anchor) => ({ domain, range: [-1.25, 1.25], visible: false, fixedrange: true, ...(anchor ? { scaleanchor: anchor } : {}) });
-  const labels = [`base b = ${approx(first.base, 6)}`, `second base b₂ = ${approx(second.base, 6)}`];
+  const labels = [`base b ${equals(first.base, 6)}`, `second base b₂ ${equals(second.base, 6)}`];
   draw("plot-slow", [...slowTraces(first, position, data.context_len, ["x", "y"], true), ...slowTraces(second, position, data.context_len, ["x2", "y2"], false)], {
     title: { text: `The ${first.pairs.length} slowest hands at position m = ${position}, two bases (L = ${count(data.context_len)})` },
     xaxis: { ...square(grid.stacked ? [0, 1] : grid.x[0]), anchor: "y" },

@@ -137,7 +137,7 @@ startPage({
       "plot-planes",
       [...panelTraces(data, left, ["x", "y"], true), ...panelTraces(data, right, ["x2", "y2"], false)],
       {
-        title: { text: `θ = ${approx(data.theta, 6)} rad (${approx(data.theta_degrees, 5)}°) per token, offset n − m = ${data.offset}` },
+        title: { text: `θ ${equals(data.theta, 6, " rad")} (${approx(data.theta_degrees, 5)}°) per token, offset n − m = ${data.offset}` },
         xaxis: { ...square(grid.stacked ? [0, 1] : grid.x[0]), anchor: "y" },
         yaxis: { ...square(grid.y[0], "x"), anchor: "x" },
         xaxis2: { ...square(grid.stacked ? [0, 1] : grid.x[1]), anchor: "y2" },
