@@ -23,14 +23,17 @@ from app.web.caching import cached_response, choose, gzipped, identity, respond
 from app.web.params import per_process
 from app.web.responses import dumps
 from app.web.routing import api_router, page_router
-from app.web.security import SecurityMiddleware
-from app.web.templating import templates
+from app.web.security import PAGE_HEADERS, SPECULATION_RULES, SPECULATION_RULES_PATH, SecurityMiddleware
+from app.web.templating import static_version, templates
 from app.web.views import discover, ordered
 
 PLOTLY_PATH = "/vendor/plotly.min.js"
-# Static files are revalidated on every use (no-cache; 304 when unchanged): page scripts import
-# modules under unversioned URLs, so a long max-age could mix two releases.
+# /static/… is revalidated on every use (no-cache; 304 when unchanged).  Pages load their CSS and
+# scripts from /s/<version>/… instead (templating.asset): the version is in the path, so a module's
+# relative imports carry it too, and those files are cached for a year without a revalidation
+# round trip per module on every lesson opened.
 STATIC_CACHE_CONTROL = "no-cache"
+VERSIONED_CACHE_CONTROL = "public, max-age=31536000, immutable"
 
 
 class Static(StaticFiles):
@@ -41,8 +44,12 @@ class Static(StaticFiles):
         request = Request(scope)
         media_type = mimetypes.guess_type(str(full_path))[0] or "application/octet-stream"
         key = ("static", str(full_path), stat_result.st_mtime_ns, stat_result.st_size)
+        # Under /s/<version>/, the current version is immutable; an older one (a page from before a
+        # release) gets today's file, revalidated.
+        current = scope.get("path_params", {}).get("version") == static_version()
         return cached_response(
-            request, key, Path(full_path).read_bytes, media_type, "static", cache_control=STATIC_CACHE_CONTROL
+            request, key, Path(full_path).read_bytes, media_type, "static",
+            cache_control=VERSIONED_CACHE_CONTROL if current else STATIC_CACHE_CONTROL,
         )
 
 
@@ -80,6 +87,7 @@ def create_app() -> FastAPI:
     app.add_middleware(SecurityMiddleware)
     app.add_middleware(AccessLogMiddleware)  # outermost: times the whole response
     app.mount("/static", Static(directory=str(STATIC_DIR)), name="static")
+    app.mount("/s/{version}", Static(directory=str(STATIC_DIR)), name="assets")
 
     app.include_router(api_router(views))
     for module in pkgutil.iter_modules(importlib.import_module("app.views").__path__):
@@ -102,7 +110,11 @@ def create_app() -> FastAPI:
     @app.get("/", include_in_schema=False)
     def home(request: Request) -> Response:
         make = lambda: page(request, "home.html")  # noqa: E731
-        return cached_response(request, ("home",), make, "text/html", "page", cache_control="no-cache")
+        return cached_response(request, ("home",), make, "text/html", "page", cache_control="no-cache", headers=PAGE_HEADERS)
+
+    @app.get(SPECULATION_RULES_PATH, include_in_schema=False)
+    def speculation_rules() -> Response:
+        return Response(dumps(SPECULATION_RULES), media_type="application/speculationrules+json", headers={"Cache-Control": "public, max-age=3600"})
 
     @app.get("/docs", include_in_schema=False)
     def api_docs(request: Request) -> Response:

@@ -12,7 +12,7 @@ import sys
 from bench.report import Report
 from bench.server import ROOT
 
-SECTIONS = ("server", "browser", "load", "fuzz")
+SECTIONS = ("server", "browser", "navigation", "load", "fuzz")
 
 
 def machine() -> str:
@@ -72,6 +72,13 @@ def main(argv: list[str] | None = None) -> int:
         only = [name for name in args.pages.split(",") if name] or None
         out = pages.run(report, moves=args.moves, quick=args.quick, only=only)
         details += ["### Slider → redraw per slider", "", out, ""]
+    if "navigation" in sections:
+        from bench import navigation
+
+        print("== opening lessons: first visit and next lesson", file=sys.stderr, flush=True)
+        only = [name for name in args.pages.split(",") if name] or None
+        out = navigation.run(report, quick=args.quick, only=only)
+        details += ["### First plot when opening a lesson", "", out, ""]
     if "load" in sections:
         from bench import load
 

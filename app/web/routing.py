@@ -21,7 +21,7 @@ from app.web.csv_format import CSV_MEDIA_TYPE, csv_bytes
 from app.web.params import Params
 from app.web.responses import COMPACT_MEDIA_TYPE, dumps, dumps_compact, embed_json, wants_compact
 from app.web.rules import rule_specs
-from app.web.security import content_security_policy
+from app.web.security import PAGE_HEADERS, content_security_policy
 from app.web.templating import canonical_items, controls_for, field_specs, mathml, templates
 from app.web.views import REGISTRY, View, ordered
 
@@ -199,7 +199,7 @@ def render_view(request: Request, view: View) -> Response:
     page_url = f"/{view.name}" + ("?" + urlencode(page_query) if page_query else "")
     api_url = view.api_path + ("?" + urlencode(compute_query) if compute_query else "")
     embed = getattr(display, "embed", False)
-    headers = {"Link": f'<{api_url}>; rel="alternate"; type="application/json"'}
+    headers = {"Link": f'<{api_url}>; rel="alternate"; type="application/json"', **PAGE_HEADERS}
     if embed:
         # Embed mode exists to be framed by course pages on other sites.
         headers["Content-Security-Policy"] = content_security_policy(frame_ancestors="*")

@@ -52,6 +52,21 @@ DEFAULT_HEADERS: list[tuple[bytes, bytes]] = [
 ]
 
 
+# Lessons link to lessons: Chromium may prerender the one a reader's pointer rests on (eagerness
+# "moderate": about 200 ms of hover, or a press), so it opens at once, plotly.js already running.
+# Sent as a header pointing at a rules file: the CSP forbids inline scripts, speculation rules included.
+SPECULATION_RULES_PATH = "/speculation-rules.json"
+SPECULATION_RULES = {
+    "prerender": [
+        {
+            "where": {"and": [{"href_matches": "/*"}, {"not": {"href_matches": "/api/*"}}, {"not": {"href_matches": "/static/*"}}]},
+            "eagerness": "moderate",
+        }
+    ]
+}
+PAGE_HEADERS = {"Speculation-Rules": f'"{SPECULATION_RULES_PATH}"'}
+
+
 def with_default_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
     present = {name.lower() for name, _ in headers}
     # A page that sets its own CSP (embed mode) decides about framing with frame-ancestors.

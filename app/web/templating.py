@@ -36,6 +36,21 @@ def static_version() -> str:
 
 
 templates.env.globals["static_version"] = static_version
+
+
+def asset(path: str) -> str:
+    """The versioned URL of a file under static/ (cached for a year; see app/main.py)."""
+    return f"/s/{static_version()}/{path}"
+
+
+@per_process
+def lib_modules() -> list[str]:
+    """static/js/lib/*.js, which every page script imports: preloaded from the page's head."""
+    return sorted(f"js/lib/{path.name}" for path in (STATIC_DIR / "js" / "lib").glob("*.js"))
+
+
+templates.env.globals["asset"] = asset
+templates.env.globals["lib_modules"] = lib_modules
 templates.env.globals["by_section"] = by_section
 
 

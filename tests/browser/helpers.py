@@ -9,7 +9,12 @@ PENDING = "__pending__"
 # A plot is drawn when plotly.js has laid it out and static/js/lib/plot.js has recorded the traces
 # it shows (el._shown: the page's traces, heatmaps with the numbers behind their image).
 PLOT_DRAWN = "(el) => Boolean(el && el._fullLayout && el._shown && el._shown.length > 0)"
-ALL_PLOTS_DRAWN = f"() => [...document.querySelectorAll('.plot')].every({PLOT_DRAWN})"
+# Plots out of view are drawn when they come into view (plot.js): a waiting one is scrolled to.
+ALL_PLOTS_DRAWN = f"""() => {{
+    const waiting = document.querySelector('.plot[data-pending]');
+    if (waiting) {{ waiting.scrollIntoView({{block: 'center'}}); return false; }}
+    return [...document.querySelectorAll('.plot')].every({PLOT_DRAWN});
+}}"""
 # Every trace as plain lists: {x, y, z, name, type} (typed arrays decoded).
 TRACES_JS = """(gd) => {
     const plain = (v) => (v && typeof v === 'object' && 'length' in v ? Array.from(v, plain) : (v === undefined ? null : v));
@@ -52,7 +57,12 @@ def plot_data(page, plot_id: str):
 
 
 def wait_for_plot(page, plot_id: str) -> None:
-    page.wait_for_function(f"(id) => ({PLOT_DRAWN})(document.getElementById(id))", arg=plot_id)
+    page.wait_for_function(
+        f"""(id) => {{ const el = document.getElementById(id);
+            if (el && el.dataset.pending !== undefined) el.scrollIntoView({{block: 'center'}});
+            return ({PLOT_DRAWN})(el); }}""",
+        arg=plot_id,
+    )
 
 
 def wait_for_data_change(page, plot_id: str, before: str) -> None:

@@ -8,7 +8,8 @@ def test_sections_triples_and_interleaving(page, base_url):
     wait_for_plot(page, "plot-ladder")
     t, h, w = plot_data(page, "plot-ladder")
     assert (t["x"], h["x"], w["x"]) == (list(range(16)), list(range(16, 40)), list(range(40, 64)))
-    patches = page.evaluate("() => document.getElementById('plot-patches')._fullData[0].text")
+    wait_for_plot(page, "plot-patches")  # below the first screen: drawn when it comes into view
+    patches = page.evaluate("() => document.getElementById('plot-patches')._shown[0].text")
     assert patches[0][0] == "(4, 4, 4)" and patches[3][5] == "(4, 7, 9)"
     sequence = plot_data(page, "plot-sequence")
     assert sequence[0]["y"][:6] == [0, 1, 2, 3, 4, 4] and sequence[0]["y"][28] == 10  # text resumes at 4 + max(4, 6)

@@ -8,7 +8,7 @@ change would lag by the sum of them.  Redraws are counted with Plotly's own even
 
 import pytest
 
-from tests.browser.helpers import draw_pending
+from tests.browser.helpers import ALL_PLOTS_DRAWN, draw_pending
 
 pytestmark = pytest.mark.browser
 
@@ -29,8 +29,8 @@ def test_the_same_figure_is_drawn_once_and_a_new_one_again(page, base_url):
         """async () => {
           const { draw } = await import('/static/js/lib/plot.js');
           const el = document.createElement('div');
-          el.className = 'plot';  // sized by the page's style, as every plot is
-          document.querySelector('.figures').appendChild(el);
+          el.className = 'plot';  // sized by the page's style, as every plot is, and in view
+          document.querySelector('.figures').prepend(el);
           let drawn = 0;
           const figure = (y) => [[{ type: 'scatter', x: [0, 1, 2], y }], { title: { text: 'probe' } }];
           await draw(el, ...figure([1, 2, 3]));
@@ -46,7 +46,7 @@ def test_the_same_figure_is_drawn_once_and_a_new_one_again(page, base_url):
 
 def test_switching_the_position_kind_leaves_the_no_position_plot_alone(page, base_url):
     page.goto(f"{base_url}/why")
-    page.wait_for_function("() => ['plot-none', 'plot-with', 'plot-scores'].every((id) => document.getElementById(id)?._shown)")
+    page.wait_for_function(ALL_PLOTS_DRAWN)
     page.evaluate(COUNT_REDRAWS_JS)
     page.select_option('select[data-param="position"]', "rope")
     draw_pending(page)
@@ -60,7 +60,7 @@ def test_switching_the_position_kind_leaves_the_no_position_plot_alone(page, bas
 def test_a_plot_out_of_view_is_updated_when_it_comes_into_view(page, base_url):
     # /why stacks three plots; in a 1280 × 900 window the third (plot-scores) starts ~1500 px down.
     page.goto(f"{base_url}/why")
-    page.wait_for_function("() => ['plot-none', 'plot-with', 'plot-scores'].every((id) => document.getElementById(id)?._shown)")
+    page.wait_for_function(ALL_PLOTS_DRAWN)
     page.evaluate("() => window.scrollTo(0, 0)")
     top = page.evaluate("() => document.getElementById('plot-scores').getBoundingClientRect().top")
     assert top > 900 + 200, "plot-scores should start below the window and its 200 px margin"

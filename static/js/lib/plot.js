@@ -1331,8 +1331,21 @@ export function flushAll() {
  * images, the title and legend go beside the plot).  Skipped when the figure equals the one
  * already drawn there, and put off while the plot is out of view.  Returns a promise.
  */
+function farBelowOrAbove(el) {
+  const box = el.getBoundingClientRect();
+  return box.top > window.innerHeight + 200 || box.bottom < -200;
+}
+
 export function draw(el, traces, layout = {}) {
   if (typeof el === "string") el = document.getElementById(el);
+  // A plot that has never been drawn and starts well outside the window waits too: opening a
+  // lesson draws what the reader sees first.
+  if (!el.data && (inView.get(el) === false || (!inView.has(el) && farBelowOrAbove(el)))) {
+    pending.set(el, { traces, layout });
+    el.dataset.pending = "";
+    watch(el);
+    return Promise.resolve(el);
+  }
   if (el.data && inView.get(el) === false) {
     // (its title and legend wait with it: they describe what is drawn)
     pending.set(el, { traces, layout });
