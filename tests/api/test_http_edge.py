@@ -108,3 +108,12 @@ def test_a_valid_longest_query_is_accepted(client):
     factors = "&".join(f"{name}=1.0000000000000002" for name in ("short_factor", "long_factor") for _ in range(512))
     url = f"/api/rope/frequencies?head_dim=1024&rope_type=longrope&original_max_position_embeddings=4096&factor=2&{factors}"
     assert client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize("body", ["-9223372036854775809", "18446744073709551616", str(10**400)])
+def test_a_body_that_is_a_huge_integer_is_refused_not_echoed(client, body):
+    """Found by the fuzzer: a JSON body that is one integer beyond 64 bits was echoed in the 422
+    and the echo itself failed (orjson carries 64-bit integers only)."""
+    response = client.post("/api/rope/frequencies", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["param"] == "body"
