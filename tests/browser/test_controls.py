@@ -194,3 +194,40 @@ def test_a_link_with_a_refused_value_shows_it_beside_its_control(page, base_url)
     assert "max_offset=4096" in page.url  # the link's valid values were kept
     page.wait_for_load_state("networkidle")
     assert refused == []
+
+
+FIRST_BOX_JS = """() => {
+  const range = [...document.querySelectorAll('#controls input[type=range][data-param]')].find((r) => r.dataset.scale !== 'log');
+  if (!range) return null;
+  const step = range.step === 'any' ? (range.max - range.min) / 100 : Number(range.step);
+  const up = Number(range.value) + step;
+  const next = up <= Number(range.max) ? up : Number(range.value) - step;
+  const fields = JSON.parse(document.getElementById('page-data').textContent).fields;
+  const role = fields.find((f) => f.name === range.dataset.param).role;
+  return { name: range.dataset.param, value: String(Number(next.toPrecision(10))), role };
+}"""
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_typing_a_value_sends_one_request_after_the_pause_on_every_page(page, base_url, name):
+    sent, refused = watch_api(page)
+    page.goto(f"{base_url}/{name}")
+    page.wait_for_function(ALL_PLOTS_DRAWN)
+    target = page.evaluate(FIRST_BOX_JS)
+    if target is None:
+        pytest.fail(f"/{name} has no linear slider with a box to type into")
+    page.wait_for_load_state("networkidle")
+    sent.clear()
+    box = page.locator(f'[data-param="{target["name"]}"][data-role="box"]')
+    box.fill("")
+    box.type(target["value"], delay=90)
+    page.wait_for_timeout(250)
+    assert sent == [], f"requests while typing {target}: {sent}"
+    page.wait_for_timeout(900)  # the pause after which a typed value applies
+    page.wait_for_load_state("networkidle")
+    assert refused == [] and page.evaluate(ERRORS_JS) == []
+    assert f"{target['name']}={target['value']}" in page.url
+    if target["role"] == "compute":
+        # one request for the view, then at most three neighbouring values fetched ahead
+        view = [url for url in sent if f"{target['name']}={target['value']}" in url]
+        assert len(view) == 1 and len(sent) <= 4, (target, sent)

@@ -93,3 +93,35 @@ def test_a_view_too_large_to_embed_is_fetched_and_drawn(page, base_url):
         url,
     )
     assert drawn == {"rows": 512, "cols": 512, "same": True}
+
+
+def test_plotly_holds_the_pages_numbers_after_every_kind_of_redraw(page, base_url):
+    """A move redraws through Plotly.animate (traces that only moved), relayout (an image swap)
+    or react; whichever it was, what Plotly draws from is the page's data, number for number."""
+    page.goto(f"{base_url}/rotation")
+    page.wait_for_function(ALL_PLOTS_DRAWN)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.evaluate(COUNT_REDRAWS_JS)
+    page.evaluate("""() => { window.__kinds = [];
+      const gd = document.getElementById('plot-planes');
+      gd.on('plotly_animated', () => window.__kinds.push('animate'));
+      gd.on('plotly_afterplot', () => window.__kinds.push('react')); }""")
+    for key in ("ArrowRight", "ArrowRight", "ArrowLeft"):
+        slider = page.locator('input[type="range"][data-param="m"]')
+        slider.focus()
+        slider.press(key)
+        page.wait_for_timeout(400)
+    assert "animate" in page.evaluate("window.__kinds")  # the slider took the cheap path
+    mismatches = page.evaluate("""() => {
+      const gd = document.getElementById('plot-planes');
+      const out = [];
+      gd._shown.forEach((trace, i) => {
+        if (trace.mode === 'text') return;  // written as HTML over the plot
+        const drawn = gd.data[i];
+        for (const axis of ['x', 'y']) {
+          if (JSON.stringify(Array.from(drawn[axis])) !== JSON.stringify(Array.from(trace[axis]))) out.push(`${i}.${axis}`);
+        }
+      });
+      return out;
+    }""")
+    assert mismatches == []
