@@ -108,6 +108,9 @@ function unitCircle(radius, axes) {
   };
 }
 
+// Lengths go up to 3 (the sliders' maximum); 1.15 leaves room round the unit circle.
+const REACHES = [1.15, 1.65, 2.2, 3.3];
+
 function panelTraces(data, panel, axes, legend) {
   const traces = [unitCircle(1, axes)];
   traces.push(arrow(data.q, "q (before rotation)", GREY, axes, { dash: "dot", width: 2, legend }));
@@ -121,7 +124,10 @@ function panelTraces(data, panel, axes, legend) {
 startPage({
   draw(data) {
     const [left, right] = data.panels;
-    const reach = Math.max(1.15, 1.1 * Math.max(data.q_len, data.k_len));
+    // The planes' scale moves in a few steps, not with every length: while a length is dragged the
+    // arrow visibly grows against fixed axes (and the axes are not redrawn on each move).
+    const longest = 1.1 * Math.max(data.q_len, data.k_len);
+    const reach = REACHES.find((r) => r >= longest) ?? longest;
     const square = (domain, anchor) => ({
       domain,
       range: [-reach, reach],
