@@ -39,6 +39,31 @@ def open_at(browser, base_url, name, width, height, query=""):
     return context, page, problems
 
 
+# Words drawn over a plot that cover one another, found by the browser's own hit testing: where
+# the boxes of two shown labels meet, points a little inside are asked which labels they fall on.
+LABELS_COVERED_JS = """() => {
+  const found = [];
+  for (const layer of document.querySelectorAll('.plot .plot-labels')) {
+    const spans = [...layer.children].filter((el) => !el.hidden && getComputedStyle(el).visibility !== 'hidden');
+    spans.forEach((el) => { el.style.pointerEvents = 'auto'; });
+    const boxes = spans.map((el) => el.getBoundingClientRect());
+    for (let i = 0; i < spans.length; i++) for (let j = i + 1; j < spans.length; j++) {
+      const a = boxes[i], b = boxes[j];
+      const left = Math.max(a.left, b.left) + 1.5, right = Math.min(a.right, b.right) - 1.5;
+      const top = Math.max(a.top, b.top) + 1.5, bottom = Math.min(a.bottom, b.bottom) - 1.5;
+      let hit = false;
+      for (let x = left; x <= right && !hit; x += 2) for (let y = top; y <= bottom && !hit; y += 2) {
+        const under = document.elementsFromPoint(x, y);
+        hit = under.includes(spans[i]) && under.includes(spans[j]);
+      }
+      if (hit) found.push(`${layer.parentElement.id}: ${spans[i].textContent} × ${spans[j].textContent}`);
+    }
+    spans.forEach((el) => { el.style.pointerEvents = ''; });
+  }
+  return found;
+}"""
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_a_phone_never_scrolls_sideways_and_plots_use_the_full_width(browser, base_url, name):
     context, page, problems = open_at(browser, base_url, name, 390, 844)
@@ -52,6 +77,7 @@ def test_a_phone_never_scrolls_sideways_and_plots_use_the_full_width(browser, ba
             assert width >= stage - 2, f"{plot_id} is {width:.0f} px wide in a {stage} px column"
         # The controls come before the plots and fold away.
         assert page.locator("#controls details.controls-box").count() == 1
+        assert page.evaluate(LABELS_COVERED_JS) == []
         assert problems == []
     finally:
         context.close()
@@ -117,6 +143,7 @@ def test_presenter_mode_is_legible_from_the_back_of_the_room(browser, base_url, 
     try:
         assert page.evaluate(PRESENTER_TEXT_JS) == []
         assert page.evaluate(PLOT_TEXT_JS) == []
+        assert page.evaluate(LABELS_COVERED_JS) == []
         plots = page.evaluate(
             """() => [...document.querySelectorAll('.plot')].map((el) => ({ id: el.id, height: el.getBoundingClientRect().height,
                  plotlyLegend: el.querySelectorAll('.main-svg g.legend .traces').length }))"""

@@ -67,7 +67,11 @@ function drawTerms(data) {
     // Key positions are labelled under the bottom row only: the panels share them.
     layout[`xaxis${suffix}`] = axis(row === rows - 1 ? "key position j" : "", { domain: [x0, x1], anchor: `y${suffix}`, showticklabels: row === rows - 1 });
     layout[`yaxis${suffix}`] = axis(col === 0 ? "query i" : "", { domain: [y0, y1], anchor: `x${suffix}`, autorange: "reversed" });
-    layout.annotations.push({ text: term.short, xref: "paper", yref: "paper", x: (x0 + x1) / 2, y: y1 + 0.005, xanchor: "center", yanchor: "bottom", showarrow: false });
+    // A panel's label says what to look for when it fits above the panel; the title says it too.
+    const labelSize = document.body.classList.contains("presenter") ? 23 : 13;
+    const fits = term.short.length * labelSize * 0.55 < el.clientWidth * (x1 - x0) * 0.85;
+    const text = fits ? term.short : `(${term.key})`;
+    layout.annotations.push({ text, xref: "paper", yref: "paper", x: (x0 + x1) / 2, y: y1 + 0.005, xanchor: "center", yanchor: "bottom", showarrow: false });
   });
   draw("plot-terms", traces, layout);
 }
