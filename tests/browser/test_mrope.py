@@ -22,3 +22,18 @@ def test_sections_triples_and_interleaving(page, base_url):
     t, h, w = plot_data(page, "plot-ladder")
     assert h["x"][:3] == [1, 4, 7] and w["x"][:3] == [2, 5, 8]
     assert len(t["x"]) + len(h["x"]) + len(w["x"]) == 64
+
+
+def test_every_patch_is_drawn_whole_on_a_phone(browser, base_url):
+    # The grid's first and last columns are whole cells, not halves cut at the plot's edge.
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto(f"{base_url}/mrope")
+        page.locator("#plot-patches").scroll_into_view_if_needed()
+        wait_for_plot(page, "plot-patches")
+        low, high = page.evaluate("() => document.getElementById('plot-patches')._fullLayout.xaxis.range")
+        columns = page.evaluate("() => document.getElementById('plot-patches')._shown[0].x")
+        assert low <= columns[0] - 0.5 + 1e-9 and high >= columns[-1] + 0.5 - 1e-9
+    finally:
+        context.close()

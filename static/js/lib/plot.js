@@ -1039,6 +1039,8 @@ function fixRanges(el, layout, traces) {
       }
       if (String(trace.mode || "").includes("markers") || (trace.type === "scatter" && !trace.mode)) e.markers = true;
       if (trace.type === "bar") e.bars = letter === "x" ? "position" : "value";
+      // A heatmap drawn by Plotly (labelled cells) spans half a cell beyond its first and last centres.
+      if (trace.type === "heatmap") e.cells = true;
     }
   }
   const full = el._fullLayout;
@@ -1061,7 +1063,7 @@ function fixRanges(el, layout, traces) {
     const span = hi - lo || Math.abs(hi) || 1;
     const along = name.startsWith("x");
     let pad = along && !e.markers && !e.bars ? 0 : along ? 0.03 : 0.05;
-    if (e.bars === "position") {
+    if (e.bars === "position" || e.cells) {
       const half = (Number.isFinite(e.spacing) ? e.spacing : 1) / 2;
       lo -= half;
       hi += half;
