@@ -78,6 +78,10 @@ def test_a_phone_never_scrolls_sideways_and_plots_use_the_full_width(browser, ba
         # The controls come before the plots and fold away.
         assert page.locator("#controls details.controls-box").count() == 1
         assert page.evaluate(LABELS_COVERED_JS) == []
+        # Text is typeset, never shown as markup (a readout once listed "2<sup>-2</sup>").
+        raw = page.evaluate("""() => [...document.querySelectorAll('main *')].filter((el) => !el.children.length
+             && /<\\/?(sup|sub|b|i|br|span)\\b/i.test(el.textContent)).map((el) => el.textContent.slice(0, 80))""")
+        assert raw == []
         assert problems == []
     finally:
         context.close()

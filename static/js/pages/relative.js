@@ -255,7 +255,7 @@ startPage({
     const unused = t5.bucket_ranges.filter((r) => r.count === 0).map((r) => r.bucket);
     out("t5_unused", unused.length ? `${unused.join(", ")} (within ±${t5.max_offset})` : "none: every bucket is used");
     out("t5_limit", String(t5.max_offset));
-    const listed = alibi.slope_exponents.slice(0, 12).map(power).join(", ");
+    const listed = alibi.slope_exponents.slice(0, 12).map((exponent) => power(exponent, false)).join(", ");
     out("alibi_slopes", alibi.num_heads > 12 ? `${listed}, … (${alibi.num_heads} heads)` : listed);
     out("alibi_head", `head ${alibi.head}: m ${equals(alibi.slopes[alibi.head])} = ${power(alibi.slope_exponents[alibi.head], false)}`);
     fillRows(
