@@ -78,6 +78,10 @@ def test_a_phone_never_scrolls_sideways_and_plots_use_the_full_width(browser, ba
         # The controls come before the plots and fold away.
         assert page.locator("#controls details.controls-box").count() == 1
         assert page.evaluate(LABELS_COVERED_JS) == []
+        cut = page.evaluate("""() => [...document.querySelectorAll('.plot .plot-labels > span')].filter((el) => !el.hidden
+             && getComputedStyle(el).visibility !== 'hidden').filter((el) => { const r = el.getBoundingClientRect(), p = el.parentElement.getBoundingClientRect();
+             return r.left < p.left - 1 || r.right > p.right + 1 || r.top < p.top - 1 || r.bottom > p.bottom + 1; }).map((el) => el.textContent)""")
+        assert cut == [], f"labels cut at the plot's edge: {cut}"
         # Text is typeset, never shown as markup (a readout once listed "2<sup>-2</sup>").
         raw = page.evaluate("""() => [...document.querySelectorAll('main *')].filter((el) => !el.children.length
              && /<\\/?(sup|sub|b|i|br|span)\\b/i.test(el.textContent)).map((el) => el.textContent.slice(0, 80))""")

@@ -879,7 +879,20 @@ function showLabels(el, labels) {
     node.style.fontSize = label.size ? `${label.size}px` : "";
     node.style.background = label.background || "";
   });
+  keepInside(layer, labels);
   leaveOutCovered(layer);
+}
+
+// A level label that would run past the plot's left or right edge (a note centred on a narrow band)
+// is moved sideways until it fits.
+function keepInside(layer, labels) {
+  const bounds = layer.getBoundingClientRect();
+  [...layer.children].forEach((node, i) => {
+    if (node.hidden || labels[i]?.angle) return;
+    const box = node.getBoundingClientRect();
+    const shift = box.width > bounds.width ? 0 : Math.min(0, bounds.right - box.right) + Math.max(0, bounds.left - box.left);
+    if (shift) node.style.transform += ` translateX(${shift.toFixed(1)}px)`;
+  });
 }
 
 // The corners of a label as drawn (its box through its CSS transform, rotation included).
