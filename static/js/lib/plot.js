@@ -58,6 +58,30 @@ export function isNarrowPlot(el) {
 }
 
 /**
+ * The axes and captions of two square panels from panelGrid: side by side, or one above the other
+ * on a phone.  `square(domain, anchor)` gives one axis (anchor: the axis it is scaled to); each
+ * caption sits centred under its panel, or over it with `captionAt: "top"`.
+ */
+export function squarePanels(grid, square, captions, { captionAt = "bottom" } = {}) {
+  const top = captionAt === "top";
+  return {
+    xaxis: { ...square(grid.stacked ? [0, 1] : grid.x[0]), anchor: "y" },
+    yaxis: { ...square(grid.y[0], "x"), anchor: "x" },
+    xaxis2: { ...square(grid.stacked ? [0, 1] : grid.x[1]), anchor: "y2" },
+    yaxis2: { ...square(grid.y[1], "x2"), anchor: "x2" },
+    annotations: captions.map((text, i) => ({
+      text,
+      x: grid.stacked ? 0.5 : (grid.x[i][0] + grid.x[i][1]) / 2,
+      y: top ? grid.y[i][1] : grid.y[i][0],
+      xref: "paper",
+      yref: "paper",
+      yanchor: top ? "bottom" : "top",
+      showarrow: false,
+    })),
+  };
+}
+
+/**
  * Domains for `count` square panels of one figure: side by side on a wide plot, stacked (and the
  * plot made tall enough for them) on a narrow one, or when a panel would be narrower than
  * `minPanelWidth` pixels.  Returns {stacked, x: [domain…], y: [domain…]}.

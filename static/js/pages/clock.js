@@ -4,7 +4,7 @@
 // pausing or stepping writes it with pushState.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, draw, lineWidth, panelGrid } from "../lib/plot.js";
+import { COLORS, draw, lineWidth, panelGrid, squarePanels } from "../lib/plot.js";
 import { approx, count, equals } from "../lib/numbers.js";
 
 
@@ -185,19 +185,7 @@ function drawSlow(data, position) {
   const labels = [`base b ${equals(first.base, 6)}`, `second base b₂ ${equals(second.base, 6)}`];
   draw("plot-slow", [...slowTraces(first, position, data.context_len, ["x", "y"], true), ...slowTraces(second, position, data.context_len, ["x2", "y2"], false)], {
     title: { text: `The ${first.pairs.length} slowest hands at position m = ${position}, two bases (L = ${count(data.context_len)})` },
-    xaxis: { ...square(grid.stacked ? [0, 1] : grid.x[0]), anchor: "y" },
-    yaxis: { ...square(grid.y[0], "x"), anchor: "x" },
-    xaxis2: { ...square(grid.stacked ? [0, 1] : grid.x[1]), anchor: "y2" },
-    yaxis2: { ...square(grid.y[1], "x2"), anchor: "x2" },
-    annotations: labels.map((text, i) => ({
-      text,
-      x: grid.stacked ? 0.5 : (grid.x[i][0] + grid.x[i][1]) / 2,
-      y: grid.y[i][0],
-      xref: "paper",
-      yref: "paper",
-      showarrow: false,
-      yanchor: "top",
-    })),
+    ...squarePanels(grid, square, labels),
     margin: { t: 10, l: 10, r: 10, b: 40 },
   });
 }
@@ -295,19 +283,7 @@ function drawAlias(data) {
     ],
     {
       title: { text: `Positions 0 … ${data.alias.count - 1} on two hands (orange: positions 0 and ${partner})` },
-      xaxis: { ...square(grid.stacked ? [0, 1] : grid.x[0]), anchor: "y" },
-      yaxis: { ...square(grid.y[0], "x"), anchor: "x" },
-      xaxis2: { ...square(grid.stacked ? [0, 1] : grid.x[1]), anchor: "y2" },
-      yaxis2: { ...square(grid.y[1], "x2"), anchor: "x2" },
-      annotations: labels.map((text, i) => ({
-        text,
-        x: grid.stacked ? 0.5 : (grid.x[i][0] + grid.x[i][1]) / 2,
-        y: grid.y[i][0],
-        xref: "paper",
-        yref: "paper",
-        showarrow: false,
-        yanchor: "top",
-      })),
+      ...squarePanels(grid, square, labels),
       margin: { t: 10, l: 10, r: 10, b: 50 },
     },
   );

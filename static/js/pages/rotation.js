@@ -1,7 +1,7 @@
 // Rotation in the plane: original vectors (grey), rotated ones, the angle between them, in two panels.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth, panelGrid } from "../lib/plot.js";
+import { COLORS, axis, draw, lineWidth, panelGrid, squarePanels } from "../lib/plot.js";
 import { approx, equals } from "../lib/numbers.js";
 
 const GREY = "#9a9aa2";
@@ -144,19 +144,7 @@ startPage({
       [...panelTraces(data, left, ["x", "y"], true), ...panelTraces(data, right, ["x2", "y2"], false)],
       {
         title: { text: `θ ${equals(data.theta, 6, " rad")} (${approx(data.theta_degrees, 5)}°) per token, offset n − m = ${data.offset}` },
-        xaxis: { ...square(grid.stacked ? [0, 1] : grid.x[0]), anchor: "y" },
-        yaxis: { ...square(grid.y[0], "x"), anchor: "x" },
-        xaxis2: { ...square(grid.stacked ? [0, 1] : grid.x[1]), anchor: "y2" },
-        yaxis2: { ...square(grid.y[1], "x2"), anchor: "x2" },
-        annotations: [leftLabel, rightLabel].map((text, i) => ({
-          text,
-          x: grid.stacked ? 0.5 : (grid.x[i][0] + grid.x[i][1]) / 2,
-          y: grid.y[i][1],
-          xref: "paper",
-          yref: "paper",
-          yanchor: "bottom",
-          showarrow: false,
-        })),
+        ...squarePanels(grid, square, [leftLabel, rightLabel], { captionAt: "top" }),
         margin: { t: 44, l: 30, r: 20, b: 30 },
       },
     );
