@@ -110,8 +110,9 @@ def create_app() -> FastAPI:
 
     @app.get("/", include_in_schema=False)
     def home(request: Request) -> Response:
-        make = lambda: page(request, "home.html")  # noqa: E731
-        return cached_response(request, ("home",), make, "text/html", "page", cache_control="no-cache", headers=PAGE_HEADERS)
+        presenter = request.query_params.get("presenter") == "true"
+        make = lambda: page(request, "home.html", presenter=presenter)  # noqa: E731
+        return cached_response(request, ("home", presenter), make, "text/html", "page", cache_control="no-cache", headers=PAGE_HEADERS)
 
     @app.get(SPECULATION_RULES_PATH, include_in_schema=False)
     def speculation_rules() -> Response:

@@ -83,3 +83,25 @@ def test_qr_code_opens_the_same_view(page, browser, base_url):
         assert plot_data(phone, "plot-planes") == plot_data(framed, "plot-planes")
     finally:
         fresh.close()
+
+
+def test_presenter_mode_stays_on_every_link(page, base_url):
+    def app_links():
+        return page.locator("a[href^='/']").evaluate_all(
+            "els => els.map(e => e.getAttribute('href')).filter(h => !/^\\/(api|static|s|docs|vendor)(\\/|$)/.test(h))"
+        )
+
+    page.goto(f"{base_url}/rotation?presenter=true")
+    links = app_links()
+    assert "/" in [h.split("?")[0] for h in links] and any(h.startswith("/scores") for h in links)
+    assert any("Previous lesson" in t for t in page.locator(".previous-lesson").all_inner_texts())
+    assert all("presenter=true" in h for h in links), [h for h in links if "presenter=true" not in h]
+    page.locator("body").press("p")  # presenter off: the links lose it
+    page.wait_for_function("() => !document.body.classList.contains('presenter')")
+    assert not any("presenter=true" in h for h in app_links())
+    page.goto(f"{base_url}/?presenter=true")
+    assert "presenter" in page.locator("body").get_attribute("class")
+    assert all("presenter=true" in h for h in app_links())
+    page.locator(".start-button").click()
+    page.wait_for_url(re.compile(r"presenter=true"))
+    assert "presenter" in page.locator("body").get_attribute("class")
