@@ -105,3 +105,17 @@ def test_presenter_mode_stays_on_every_link(page, base_url):
     page.locator(".start-button").click()
     page.wait_for_url(re.compile(r"presenter=true"))
     assert "presenter" in page.locator("body").get_attribute("class")
+
+
+def test_guide_line_numbers_follow_the_view(page, base_url):
+    page.goto(f"{base_url}/rotation?m=1&n=3&theta=0.5235987755982988")
+    guide = page.locator(".guide")
+    offset = guide.locator('[data-field="offset"]')
+    turn = guide.locator('[data-field="gap_turn_degrees"]')
+    page.wait_for_function("() => document.querySelector('[data-field=offset]').textContent === '2'")
+    assert turn.inner_text() == "60"  # 2 tokens × 30°
+    box = page.locator('input[name="n"][type="number"], input[data-role="box"][name="n"]').first
+    box.fill("7")
+    box.press("Enter")
+    page.wait_for_function("() => document.querySelector('[data-field=offset]').textContent === '6'")
+    assert offset.inner_text() == "6" and turn.inner_text() == "180"  # 6 × 30°
