@@ -44,8 +44,9 @@ HF_CACHE_ENV = "PE_EXPLORER_HF_CACHE"
 # What a table may be: the statistics of the whole table (principal components, similarity by
 # offset) are computed once per worker before it takes traffic, and a request then works on a
 # window of at most 512 positions plus one row against every row.  MAX_VALUES keeps both inside the
-# README's budget on one core: a 2048 × 2048 or 8192 × 512 table takes a few seconds at start, and
-# its largest request ~40 ms and ~30 MB (measured: bench/ops.py's learned operations).
+# README's budget on one core, nearly: measured on a loaded 2-core machine, one thread, a 2048 × 2048
+# table takes 9.1 s of CPU at start and its largest request (512 × 512 window, the cliff 8192 past
+# the end, a 9 MB answer) ~70 ms; 8192 × 512 takes 3.7 s and ~57 ms; the shipped 512 × 384 ~28 ms.
 MAX_ROWS = 8192
 MAX_COLUMNS = 4096
 MAX_VALUES = 4 * 1024 * 1024
