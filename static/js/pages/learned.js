@@ -285,7 +285,7 @@ startPage({
     drawCliff(data);
 
     const info = data.info;
-    out("tensor", `${info.tensor} (${info.origin === "shipped" ? "shipped with the app" : info.path})`);
+    out("tensor", `${info.tensor} (${info.origin === "shipped" ? "shipped with the app" : info.file})`);
     out("shape", `${info.shape[0]} × ${info.shape[1]} ${info.dtype}${info.first_position_row ? ` (rows 0–${info.first_position_row - 1} reserved)` : ""}`);
     out("sha", info.sha256);
     document.querySelector('[data-out="sha"]')?.setAttribute("title", info.sha256);
