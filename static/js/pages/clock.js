@@ -5,17 +5,12 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, draw, lineWidth, panelGrid, squarePanels } from "../lib/plot.js";
-import { approx, count, equals } from "../lib/numbers.js";
+import { approx, count, equals, out } from "../lib/numbers.js";
 
 
 const TWO_PI = 2 * Math.PI;
 const SYNC_MS = 250;
 const MAX_POSITION = 1000000;
-
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot && slot.textContent !== text) slot.textContent = text;
-}
 
 function tokens(value) {
   return `${approx(value, 4)} tokens`;

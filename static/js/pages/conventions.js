@@ -2,11 +2,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, DIVERGING, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
-
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot) slot.textContent = text;
-}
+import { out } from "../lib/numbers.js";
 
 function pairRows(data) {
   const body = document.querySelector('[data-out="pair_rows"]');

@@ -3,12 +3,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
-
-function out(name, text) {
-  document.querySelectorAll(`[data-out="${name}"]`).forEach((slot) => {
-    slot.textContent = text;
-  });
-}
+import { out } from "../lib/numbers.js";
 
 const maxAbs = (rows) => rows.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
 

@@ -2,14 +2,9 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, DIVERGING, axis, draw, panelGrid } from "../lib/plot.js";
-import { approx, equals } from "../lib/numbers.js";
+import { approx, equals, out } from "../lib/numbers.js";
 
 const NAMES = { none: "no position", learned: "learned table", sinusoidal: "sinusoidal", rope: "RoPE" };
-
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot) slot.textContent = text;
-}
 
 function fillRows(name, rows, header = false) {
   const body = document.querySelector(`[data-table="${name}"]`);
