@@ -43,8 +43,14 @@ const SCALES = {
 // Cells without a value (a causal mask, NaN): drawn light grey, and said so on hover.
 const MISSING_RGB = [222, 222, 226];
 
-function isPresenter() {
+/** True on a presenter page (?presenter=true): larger type and marks for a projector. */
+export function isPresenter() {
   return document.body.classList.contains("presenter");
+}
+
+/** `normal` on a screen, `presenter` on a presenter page: the one place pages ask for a size. */
+export function sized(normal, presenter) {
+  return isPresenter() ? presenter : normal;
 }
 
 function isNarrow() {

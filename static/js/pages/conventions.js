@@ -1,7 +1,7 @@
 // Conventions: the interleaved→half permutation as a wiring diagram, and three score matrices.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
+import { COLORS, DIVERGING, draw, fmt, lineWidth, panelGrid, sized } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 
 function pairRows(data) {
@@ -85,7 +85,7 @@ function wiring(data) {
       showgrid: false,
       fixedrange: true,
     },
-    margin: { l: document.body.classList.contains("presenter") ? 150 : 110 },
+    margin: { l: sized(110, 150) },
   });
 }
 
