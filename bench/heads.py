@@ -26,7 +26,7 @@ def run(report, quick: bool = False) -> str:
         r = client.get(url)
         request_ms.append((time.perf_counter() - t0) * 1000)
         assert r.status_code == 200, r.text
-        params = HeadsParams(text="long-256", layer=3, head=2, rope_type="yarn", factor=4.0, base=base)
+        params = HeadsParams(text="long-256", layer="3", head=2, rope_type="yarn", factor=4.0, base=base)
         t0 = time.perf_counter()
         compute_heads(params)
         compute_ms.append((time.perf_counter() - t0) * 1000)

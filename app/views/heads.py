@@ -17,11 +17,13 @@ from app.web.views import View, register
 _META = model_data.meta()
 TextId = Literal[tuple(model_data.text_ids())]  # type: ignore[valid-type]
 HALF = _META["head_dim"] // 2
+# A select of the shipped layers (the query string carries them as text; compared as numbers below).
+LayerId = Literal[tuple(str(layer) for layer in _META["layers"])]  # type: ignore[valid-type]
 
 
 class HeadsParams(Params):
     text: Annotated[TextId, Field(description="Which shipped text the model read."), UI("Text")] = "paragraph"
-    layer: Annotated[int, Field(ge=0, le=_META["n_layer"] - 1, description=f"Layer (shipped: {', '.join(map(str, _META['layers']))})."), UI("Layer")] = 3
+    layer: Annotated[LayerId, Field(description=f"Layer (shipped: {', '.join(map(str, _META['layers']))})."), UI("Layer")] = "3"
     head: Annotated[int, Field(ge=0, le=_META["n_head"] - 1, description="Query head."), UI("Head")] = 0
     rope_type: Annotated[
         Literal["none", "default", "linear", "dynamic", "yarn", "llama3"],
@@ -36,8 +38,6 @@ class HeadsParams(Params):
 
     @model_validator(mode="after")
     def _check(self):
-        if self.layer not in _META["layers"]:
-            raise ValueError(f"layer must be one of the shipped layers {_META['layers']}")
         if self.band_lo >= 0 and self.band_hi < self.band_lo:
             raise ValueError("band_hi must be at least band_lo")
         if self.rope_type not in ("none",):
@@ -72,7 +72,7 @@ def _null_upper(w: np.ndarray) -> list[list[float | None]]:
 
 def compute_heads(params: HeadsParams) -> dict[str, Any]:
     arr = model_data.text_arrays(params.text)
-    li = _META["layers"].index(params.layer)
+    li = _META["layers"].index(int(params.layer))
     H, Hk = _META["n_head"], _META["n_kv_head"]
     inv = rope_theta(_META["head_dim"], _META["rope_base"])
     q_all = arr["q"][li].astype(np.float32)
