@@ -41,3 +41,12 @@ def test_bad_parameters_are_422_naming_them(client, query, param):
     r = client.get("/api/model/heads?" + query)
     assert r.status_code == 422
     assert r.json()["detail"][0]["param"] == param
+
+
+def test_the_model_has_a_previous_token_head_that_needs_rotation(client):
+    # Layer 1, head 2 of the shipped data attends mostly to the previous token; without rotation
+    # (every pair's frequency 0) nothing tells it which token came just before, and that mass falls.
+    d = _get(client, "text=paragraph&layer=1&head=2&band_lo=0&band_hi=31")
+    assert d["head_classes"][2]["class"] == "previous-token"
+    assert d["mass"]["previous"] > 0.5
+    assert d["surgered_mass"]["previous"] < d["mass"]["previous"] / 2
