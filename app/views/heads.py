@@ -22,7 +22,7 @@ LayerId = Literal[tuple(str(layer) for layer in _META["layers"])]  # type: ignor
 
 
 class HeadsParams(Params):
-    text: Annotated[TextId, Field(description="Which shipped text the model read."), UI("Text")] = "paragraph"
+    text: Annotated[TextId, Field(description="Which shipped text the model read."), UI("Text")] = "random-repeated"
     layer: Annotated[LayerId, Field(description=f"Layer (shipped: {', '.join(map(str, _META['layers']))})."), UI("Layer")] = "3"
     head: Annotated[int, Field(ge=0, le=_META["n_head"] - 1, description="Query head."), UI("Head")] = 0
     rope_type: Annotated[
