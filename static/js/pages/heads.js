@@ -1,18 +1,36 @@
 // Real heads: SmolLM2-135M's attention pattern, pair energy, offset scores, head classes and surgery.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, SEQUENTIAL, axis, draw } from "../lib/plot.js";
+import { COLORS, SEQUENTIAL, axis, draw, sized } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 
-function labels(data) {
-  return data.tokens.map((t, i) => `${i}:${t}`);
+// A tick label is "index token", cut to what the fixed left margin holds beside the axis title
+// (the hover gives the index; the token list is under the plots).
+function label(token, i) {
+  const chars = window.innerWidth < 560 ? 6 : sized(8, 6);
+  const text = `${i} ${token.trim() || "␣"}`;
+  return text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
+}
+
+/** Every stride-th token is labelled, the stride chosen so that labels a line apart fit the plot. */
+function tokenTicks(el, tokens, extent) {
+  const lineHeight = sized(13, 23) * 1.5;
+  const fit = Math.max(2, Math.floor(extent(el) / lineHeight));
+  const stride = Math.max(1, Math.ceil(tokens.length / fit));
+  const tickvals = tokens.map((_, i) => i).filter((i) => i % stride === 0);
+  return { tickmode: "array", tickvals, ticktext: tickvals.map((i) => label(tokens[i], i)) };
 }
 
 function drawPattern(id, data, z, title) {
-  const tok = labels(data);
-  draw(id, [{ type: "heatmap", z, x: tok, y: tok, colorscale: SEQUENTIAL, zmin: 0, zmax: 1,
+  const el = document.getElementById(id);
+  const index = data.tokens.map((_, i) => i);
+  // The plot area is the element less the layout's margins: about 8 lines of text across, 6 down.
+  const rows = tokenTicks(el, data.tokens, (node) => node.clientHeight - sized(13, 23) * 6);
+  const cols = tokenTicks(el, data.tokens, (node) => (node.clientWidth - sized(13, 23) * 8) / 3.2);
+  draw(id, [{ type: "heatmap", z, x: index, y: index, colorscale: SEQUENTIAL, zmin: 0, zmax: 1,
     hovertemplate: "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>" }],
-  { title: { text: title }, xaxis: axis("key token"), yaxis: { ...axis("query token"), autorange: "reversed" } });
+  { title: { text: title }, xaxis: { ...axis("key token"), ...cols, tickangle: -90 },
+    yaxis: { ...axis("query token"), ...rows, autorange: "reversed" } });
 }
 
 function drawEnergy(data) {
