@@ -70,19 +70,19 @@ def main(argv: list[str] | None = None) -> None:
 def configure_learned_tables(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Pass the table options to the worker processes (they read the environment) and check them
     here first, so that a bad file stops the command with its reason instead of every worker."""
-    from app.learned_tables import HF_CACHE_ENV, TABLES_ENV, TableError, configured_tables
+    from app.learned_tables import HF_CACHE_ENV, TABLES_ENV, TableError, configured_tables, warn_on_stderr
 
     if args.learned_table:
         os.environ[TABLES_ENV] = json.dumps(args.learned_table)
     if args.hf_cache is not None:
         os.environ[HF_CACHE_ENV] = args.hf_cache
     try:
-        tables = configured_tables()
+        tables = configured_tables(warn=warn_on_stderr)  # the workers load the same files, silently
     except TableError as exc:
-        parser.error(str(exc))
+        parser.exit(2, f"{parser.prog}: {exc}\n")
     extra = [table for table in tables if table.origin != "shipped"]
     for table in extra:
-        print(f"learned table {table.name!r}: {table.path}:{table.tensor} {list(table.table.shape)}", file=sys.stderr)
+        print(f"learned table {table.name!r}: {table.file}:{table.tensor} {list(table.table.shape)}", file=sys.stderr)
 
 
 def configure_lectures(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

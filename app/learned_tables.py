@@ -26,9 +26,11 @@ import hashlib
 import json
 import os
 import re
+import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -39,10 +41,15 @@ DEFAULT_TABLE = "all-minilm-l6-v2"
 TABLES_ENV = "PE_EXPLORER_LEARNED_TABLES"
 HF_CACHE_ENV = "PE_EXPLORER_HF_CACHE"
 
-# What a table may be: every statistic of /learned is computed from the whole table once per
-# process (the principal components) or from a window of at most 512 positions per request.
+# What a table may be: the statistics of the whole table (principal components, similarity by
+# offset) are computed once per worker before it takes traffic, and a request then works on a
+# window of at most 512 positions plus one row against every row.  MAX_VALUES keeps both inside the
+# README's budget on one core, nearly: measured on a loaded 2-core machine, one thread, a 2048 × 2048
+# table takes 9.1 s of CPU at start and its largest request (512 × 512 window, the cliff 8192 past
+# the end, a 9 MB answer) ~70 ms; 8192 × 512 takes 3.7 s and ~57 ms; the shipped 512 × 384 ~28 ms.
 MAX_ROWS = 8192
 MAX_COLUMNS = 4096
+MAX_VALUES = 4 * 1024 * 1024
 MIN_ROWS = 2
 # The hub cache can hold many models; at most this many are looked at.
 MAX_CACHED_MODELS = 500
@@ -69,7 +76,8 @@ class LearnedTable:
     tensor: str
     origin: str
     """``shipped``, ``file`` (the command line) or ``hf-cache``."""
-    path: str
+    file: str
+    """The file's name only: answers never show where on the server it lies."""
     table: np.ndarray = field(repr=False)
     """The rows as stored (float32 or float64; float16 is widened to float32, exactly), read-only."""
     stored_dtype: str
@@ -99,7 +107,7 @@ class LearnedTable:
             "title": self.title,
             "tensor": self.tensor,
             "origin": self.origin,
-            "path": self.path,
+            "file": self.file,
             "shape": list(self.table.shape),
             "dtype": self.stored_dtype,
             "first_position_row": self.first_position_row,
@@ -126,6 +134,11 @@ def _check_shape(shape: tuple[int, ...], where: str, offset: int = 0) -> None:
             f"{where}: shape {list(shape)} is outside what /learned shows "
             f"({MIN_ROWS}–{MAX_ROWS} positions × 2–{MAX_COLUMNS} features)"
         )
+    if rows * columns > MAX_VALUES:
+        raise TableError(
+            f"{where}: shape {list(shape)} has {rows * columns:,} values, more than the {MAX_VALUES:,} /learned can "
+            "serve within its per-request budget (e.g. 8192 × 512, 4096 × 1024 or 2048 × 2048)"
+        )
 
 
 def slug(text: str) -> str:
@@ -148,7 +161,7 @@ def load_shipped(name: str) -> LearnedTable:
         title=source["title"],
         tensor=source["tensor"],
         origin="shipped",
-        path=f"app/data/learned/{name}/table.npy",
+        file="table.npy",
         table=_frozen(table),
         stored_dtype=source["dtype"],
         first_position_row=int(source.get("first_position_row", 0)),
@@ -159,7 +172,7 @@ def load_shipped(name: str) -> LearnedTable:
             "package": f"{source['source']['package']} {source['source']['version']}",
             "wheel_sha256": source["source"]["wheel_sha256"],
             "member": source["source"]["member"],
-            "license_file": f"app/data/learned/{name}/{source['license_file']}",
+            "license_file": source["license_file"],
             "config": source.get("config", {}),
         },
     )
@@ -188,19 +201,61 @@ def _pick_tensor(keys: list[str], where: str) -> str:
     )
 
 
-def _config_beside(path: Path) -> dict[str, Any]:
-    config = path.parent / "config.json"
+def _regular_file(path: Path, what: str = "file") -> None:
+    """Raise :class:`TableError` unless ``path`` is (a link to) a regular file: a directory, FIFO or
+    device would block a read or never end."""
     try:
-        return json.loads(config.read_text()) if config.is_file() else {}
-    except (OSError, ValueError):
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise TableError(f"{path}: no such {what}") from None
+    except OSError as exc:
+        raise TableError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket" if stat.S_ISSOCK(mode) else "not a file"
+        raise TableError(f"{path}: not a regular file ({kind}); give a safetensors file" if what == "file" else f"{path}: not a regular file ({kind})")
+
+
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+
+def _read_json(path: Path, limit: int = MAX_CONFIG_BYTES) -> Any:
+    """A small JSON file's value, or :class:`TableError` naming the file and the problem."""
+    _regular_file(path, "JSON file")
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(limit + 1)
+    except OSError as exc:
+        raise TableError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > limit:
+        raise TableError(f"{path}: larger than {limit // (1024 * 1024)} MiB, not a model's JSON file")
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        raise TableError(f"{path}: not valid JSON ({exc})") from None
+
+
+def _config_beside(path: Path) -> dict[str, Any]:
+    """The config.json beside a weights file ({} when there is none)."""
+    config = path.parent / "config.json"
+    if not os.path.lexists(config):
         return {}
+    value = _read_json(config)
+    if not isinstance(value, dict):
+        raise TableError(f"{config}: a model config is a JSON object, this file holds {type(value).__name__} {str(value)[:40]!r}")
+    position_offset(value, config)  # say now what is wrong with it
+    return value
 
 
-def position_offset(config: dict[str, Any]) -> int:
+def position_offset(config: dict[str, Any], where: Path | str = "config.json") -> int:
     """Rows reserved before position 0, from a model's config.json (0 when it does not say)."""
     model_type = str(config.get("model_type", "")).lower()
     if model_type in PADDING_OFFSET_TYPES:
-        return int(config.get("pad_token_id", 1) or 0) + 1
+        pad = config.get("pad_token_id", 1)
+        if pad is None:
+            pad = 0
+        if isinstance(pad, bool) or not isinstance(pad, int) or not 0 <= pad < MAX_ROWS:
+            raise TableError(f"{where}: pad_token_id must be a whole number from 0 to {MAX_ROWS - 1} for a {model_type} model, got {pad!r}")
+        return pad + 1
     if model_type in OFFSET_TWO_TYPES:
         return 2
     return 0
@@ -211,8 +266,7 @@ def read_safetensors(path: Path, tensor: str | None = None) -> tuple[str, np.nda
     from safetensors import SafetensorError, safe_open
 
     where = str(path)
-    if not path.is_file():
-        raise TableError(f"{where}: no such file")
+    _regular_file(path)
     try:
         with safe_open(str(path), framework="np") as handle:
             keys = list(handle.keys())
@@ -225,7 +279,7 @@ def read_safetensors(path: Path, tensor: str | None = None) -> tuple[str, np.nda
             if dtype not in SAFETENSORS_DTYPES:
                 raise TableError(f"{where}:{name}: dtype {dtype} is not one of {', '.join(SAFETENSORS_DTYPES)} (convert it to float32)")
             array = handle.get_tensor(name)
-    except SafetensorError as exc:
+    except (SafetensorError, OSError, ValueError) as exc:
         raise TableError(f"{where}: not a readable safetensors file ({exc})") from None
     return name, array, dtype
 
@@ -241,7 +295,7 @@ def _from_array(name: str, title: str, tensor: str, origin: str, path: Path, arr
         title=title,
         tensor=tensor,
         origin=origin,
-        path=str(path),
+        file=path.name,
         table=_frozen(values),
         stored_dtype={"F16": "float16", "F32": "float32", "F64": "float64"}[dtype],
         first_position_row=offset,
@@ -256,7 +310,12 @@ def load_file_table(spec: str) -> LearnedTable:
     name, array, dtype = read_safetensors(path, tensor)
     config = _config_beside(path)
     stem = path.stem if path.stem not in ("model", "pytorch_model") else path.resolve().parent.name
-    return _from_array(slug(stem), stem, name, "file", path, array, dtype, position_offset(config), license=config.get("license"))
+    return _from_array(slug(stem), stem, name, "file", path, array, dtype, position_offset(config), license=_licence(config))
+
+
+def _licence(config: dict[str, Any]) -> str | None:
+    value = config.get("license")
+    return value[:200] if isinstance(value, str) else None
 
 
 # ---- the Hugging Face hub cache ----------------------------------------------------------------
@@ -277,8 +336,11 @@ def _snapshot(model_dir: Path) -> Path | None:
     snapshots = model_dir / "snapshots"
     main = model_dir / "refs" / "main"
     if main.is_file():
-        chosen = snapshots / main.read_text().strip()
-        if chosen.is_dir():
+        _regular_file(main, "ref file")
+        with open(main, "rb") as handle:
+            ref = handle.read(256).decode("ascii", "replace").strip()
+        chosen = snapshots / ref
+        if re.fullmatch(r"[0-9A-Za-z._-]{1,128}", ref) and chosen.is_dir():
             return chosen
     candidates = [path for path in snapshots.iterdir() if path.is_dir()] if snapshots.is_dir() else []
     return max(candidates, key=lambda path: path.stat().st_mtime, default=None)
@@ -287,59 +349,82 @@ def _snapshot(model_dir: Path) -> Path | None:
 def _weights_holding_table(snapshot: Path) -> tuple[Path, str] | None:
     """(safetensors file, tensor name) of the snapshot's position table, or None."""
     index = snapshot / "model.safetensors.index.json"
-    if index.is_file():
+    if os.path.lexists(index):
+        content = _read_json(index)
+        weight_map = content.get("weight_map") if isinstance(content, dict) else None
+        if not isinstance(weight_map, dict):
+            raise TableError(f"{index}: has no \"weight_map\" object naming each tensor's file")
         try:
-            weight_map = json.loads(index.read_text()).get("weight_map", {})
-        except (OSError, ValueError):
-            return None
-        try:
-            name = _pick_tensor(list(weight_map), str(index))
+            name = _pick_tensor([key for key in weight_map if isinstance(key, str)], str(index))
         except TableError:
-            return None
-        return snapshot / weight_map[name], name
+            return None  # a model without a learned position table: most are
+        return inside_snapshot(snapshot, weight_map[name], index), name
     single = snapshot / "model.safetensors"
-    if not single.is_file():
+    if not os.path.lexists(single):
         return None
+    _regular_file(single)
     from safetensors import SafetensorError, safe_open
 
     try:
         with safe_open(str(single), framework="np") as handle:
             return single, _pick_tensor(list(handle.keys()), str(single))
-    except (SafetensorError, TableError, OSError):
+    except TableError:
         return None
+    except (SafetensorError, OSError, ValueError) as exc:
+        raise TableError(f"{single}: not a readable safetensors file ({exc})") from None
 
 
-def hf_cache_tables(cache_dir: Path) -> list[LearnedTable]:
+def inside_snapshot(snapshot: Path, entry: Any, index: Path) -> Path:
+    """The weights file an index names: a file name within its snapshot (the hub links it into
+    the model's ``blobs/``); an absolute path, ``..`` or a link leading out of the model is refused."""
+    if not isinstance(entry, str) or not entry or entry.startswith(("/", "\\")) or any(part in ("..", "") for part in entry.replace("\\", "/").split("/")):
+        raise TableError(f"{index}: names {str(entry)[:80]!r} as a weights file; it is not read (only a file inside its snapshot is)")
+    path = snapshot / entry
+    model_dir = snapshot.resolve().parent.parent
+    target = path.resolve()
+    if not target.is_relative_to(model_dir):
+        raise TableError(f"{index}: its weights file {entry!r} leads outside the model's folder in the cache; it is not read")
+    return path
+
+
+def warn_on_stderr(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
+def hf_cache_tables(cache_dir: Path, warn: Callable[[str], None] | None = None) -> list[LearnedTable]:
     """Every model in the hub cache at ``cache_dir`` whose weights hold a learned position table
-    that /learned can show; others are passed over silently (most models have none)."""
+    that /learned can show.  Models without one are passed over silently (most have none); a
+    model whose files are broken is skipped with one sentence to ``warn`` saying which file and why."""
     if not cache_dir.is_dir():
         raise TableError(f"{cache_dir}: no Hugging Face cache there")
     found = []
     for model_dir in sorted(cache_dir.glob("models--*"))[:MAX_CACHED_MODELS]:
         repo = model_dir.name[len("models--") :].replace("--", "/")
-        snapshot = _snapshot(model_dir)
-        located = _weights_holding_table(snapshot) if snapshot is not None else None
-        if located is None:
-            continue
-        path, tensor = located
         try:
+            snapshot = _snapshot(model_dir)
+            located = _weights_holding_table(snapshot) if snapshot is not None else None
+            if located is None:
+                continue
+            path, tensor = located
             name, array, dtype = read_safetensors(path, tensor)
             config = _config_beside(path)
             found.append(
                 _from_array(
                     slug(repo), repo, name, "hf-cache", path, array, dtype, position_offset(config),
-                    license=config.get("license"), source={"model": repo, "snapshot": snapshot.name},
+                    license=_licence(config), source={"model": repo, "snapshot": snapshot.name},
                 )
             )
-        except TableError:
-            continue
+        except (TableError, OSError) as exc:
+            if warn is not None:
+                text = str(exc) if isinstance(exc, TableError) else f"{model_dir}: cannot be read ({exc})"
+                warn(f"{repo} skipped: {text}")
     return found
 
 
 # ---- what this process serves ------------------------------------------------------------------
 
 
-def configured_tables(environ: dict[str, str] | None = None) -> list[LearnedTable]:
+def configured_tables(environ: dict[str, str] | None = None, warn: Callable[[str], None] | None = None) -> list[LearnedTable]:
     """The shipped table(s), then the command line's files, then the hub cache's (if asked for).
 
     Names are unique: a later table whose name is taken gets ``-2``, ``-3`` … appended.
@@ -359,7 +444,7 @@ def configured_tables(environ: dict[str, str] | None = None) -> list[LearnedTabl
     cache = environ.get(HF_CACHE_ENV, "").strip()
     if cache and cache.lower() not in ("0", "off", "false", "no"):
         directory = default_hf_cache() if cache.lower() in ("1", "on", "true", "yes") else Path(cache)
-        tables += hf_cache_tables(directory)
+        tables += hf_cache_tables(directory, warn)
     taken: set[str] = set()
     unique = []
     for table in tables:

@@ -65,6 +65,9 @@ async def lifespan(app: FastAPI):
     # Requests are CPU-bound numpy on one core per worker: more threads than a few only let more
     # requests hold their working memory at once (40 by default, up to ~50 MB each at the largest sizes).
     anyio.to_thread.current_default_thread_limiter().total_tokens = THREADS_PER_WORKER
+    # The OpenAPI document (~0.6 s to build) before this worker takes traffic, so /docs and
+    # /openapi.json answer a first reader at once.
+    operations(app.openapi())
     yield
 
 

@@ -12,7 +12,7 @@ import sys
 from bench.report import Report
 from bench.server import ROOT
 
-SECTIONS = ("server", "browser", "navigation", "load", "fuzz")
+SECTIONS = ("server", "heads", "browser", "navigation", "load", "fuzz")
 
 
 def machine() -> str:
@@ -65,6 +65,11 @@ def main(argv: list[str] | None = None) -> int:
         print("== server time, cost vs L, response sizes (in-process ASGI)", file=sys.stderr, flush=True)
         out = api_bench.run(report, quick=args.quick)
         details += ["### Server time per operation (median; cold = caches cleared)", "", out["details"], ""]
+    if "heads" in sections:
+        from bench import heads
+
+        print("== /heads surgery at T = 256", file=sys.stderr, flush=True)
+        details += ["### /heads surgery at T = 256", "", heads.run(report, quick=args.quick), ""]
     if "browser" in sections:
         from bench import pages
 

@@ -23,6 +23,9 @@ from bench.server import ROOT, explorer
 
 RPS_TARGET = 3000
 P99_TARGET_MS = 30.0
+# A class moving sliders: every request with new parameters, so every one is computed.  The figure
+# to beat is the one measured before the lifecycle work (issue 24): 392 req/s, p50 163 ms, p99 609 ms.
+NEW_PARAMETERS_BEFORE_RPS = 392
 
 
 def _ms(text: str) -> float:
@@ -55,12 +58,16 @@ class Call:
     body: str = ""
 
 
+def _soak_module():
+    spec = importlib.util.spec_from_file_location("soak", ROOT / "scripts" / "soak.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def soak_mix() -> list[Call]:
     """scripts/soak.py's request mix (the one generator of it in the repository)."""
-    spec = importlib.util.spec_from_file_location("soak", ROOT / "scripts" / "soak.py")
-    soak = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(soak)
-    return [Call(item["method"], item["path"], item["body"]) for item in soak.request_mix()]
+    return [Call(item["method"], item["path"], item["body"]) for item in _soak_module().request_mix()]
 
 
 def _lua_string(text: str) -> str:
@@ -137,6 +144,15 @@ def run(report: Report, duration: int = 20, connections: int = 64, workers: int 
         print(f"[load] wrk -t2 -c{connections} -d{duration}s over {distinct} distinct calls", file=sys.stderr, flush=True)
         done = subprocess.run([wrk, "-t2", f"-c{connections}", f"-d{duration}s", "--latency", "--timeout", "5s", "-s", str(script), base],
                               capture_output=True, text=True, timeout=duration + 120)
+        # the same server, then a class's load: every GET with one parameter made new per request
+        soak = _soak_module()
+        busting = ROOT / "bench" / "results" / "mix-new-parameters.lua"
+        busting.write_text(soak.lua_script(soak.request_mix(bust_cache=True)))
+        print(f"[load] wrk -t2 -c{connections} -d{duration}s, every request with new parameters", file=sys.stderr, flush=True)
+        fresh = subprocess.run([wrk, "-t2", f"-c{connections}", f"-d{duration}s", "--latency", "--timeout", "5s", "-s", str(busting), base],
+                               capture_output=True, text=True, timeout=duration + 120)
+    (ROOT / "bench" / "results" / "wrk-new-parameters.txt").write_text(fresh.stdout + fresh.stderr)
+    _report_new_parameters(report, parse(fresh.stdout + fresh.stderr), workers, connections, duration)
     output = done.stdout + done.stderr
     (ROOT / "bench" / "results" / "wrk.txt").write_text(output)
     result = parse(output)
@@ -153,3 +169,15 @@ def run(report: Report, duration: int = 20, connections: int = 64, workers: int 
     report.add("load", "load: errors (non-2xx/3xx, socket errors)", f"{result['errors']} of {result.get('requests', 0):,}", "0",
                result["errors"] == 0)
     return output
+
+
+def _report_new_parameters(report: Report, result: dict, workers: int, connections: int, duration: int) -> None:
+    if "rps" not in result:
+        report.add("load", "load, new parameters", "could not parse wrk output (bench/results/wrk-new-parameters.txt)", verdict="error")
+        return
+    setting = f"{workers} workers, {connections} connections, {duration} s, every GET with new parameters"
+    report.add("load", f"load, new parameters: requests/s ({setting})", f"{result['rps']:,.0f}",
+               f"> {NEW_PARAMETERS_BEFORE_RPS} (before issue 24)", result["rps"] > NEW_PARAMETERS_BEFORE_RPS)
+    report.add("load", "load, new parameters: latency", f"p50 {result.get('p50', float('nan')):.0f} ms, p99 {result.get('p99', float('nan')):.0f} ms",
+               "", None)
+    report.add("load", "load, new parameters: errors", f"{result['errors']} of {result.get('requests', 0):,}", "0", result["errors"] == 0)

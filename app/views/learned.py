@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 import numpy as np
 import orjson
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from app.core.decimate import minmax_envelope
 from app.core.learned import (
@@ -64,8 +64,24 @@ Model = Annotated[
 ]
 
 
+# Defaults that a table may be too small for: each is lowered to the chosen table's last row or
+# column when the request does not give it, so a table of 48 × 10 opens on its whole self.
+SHAPE_DEFAULTS = {"last_position": ("max_len", 63), "last_column": ("dim", 63), "position": ("max_len", 100)}
+
+
 class LearnedParams(Params):
     model: Model = DEFAULT_TABLE
+
+    @model_validator(mode="before")
+    @classmethod
+    def _defaults_that_fit(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        table = TABLES.get(data.get("model", DEFAULT_TABLE)) if isinstance(data.get("model", DEFAULT_TABLE), str) else None
+        if table is None:
+            return data
+        missing = {name: min(default, getattr(table, size) - 1) for name, (size, default) in SHAPE_DEFAULTS.items() if name not in data}
+        return {**data, **missing} if missing else data
     first_position: Annotated[
         int,
         Field(ge=0, le=LONGEST - 1, description="First position (table row) in the table and similarity heatmaps."),
@@ -136,6 +152,17 @@ def table_statistics(name: str) -> dict[str, Any]:
         "norms": row_norms(rows),
         "by_offset": diagonal_statistics(rows, normalise=True),
     }
+
+
+def warm_statistics() -> None:
+    """Compute every table's whole-table statistics now, before this worker takes traffic (the
+    module is imported by the app factory): no request pays for them, and their cost is bounded by
+    app.learned_tables.MAX_VALUES, checked when the table was loaded."""
+    for table in TABLES.values():
+        table_statistics(table.name)
+        sinusoid_statistics(table.max_len, table.dim)
+        if table.dim % 2 == 0:
+            sinusoid_by_distance(table.dim, table.max_len + MAX_BEYOND)
 
 
 @per_process
@@ -313,3 +340,5 @@ register(
         examples=("position=300&beyond=512", "first_position=0&last_position=511&first_column=0&last_column=383"),
     )
 )
+
+warm_statistics()

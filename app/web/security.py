@@ -6,6 +6,8 @@
   needed.  Framing is refused except for embed-mode pages, which set their own ``frame-ancestors``.
 - Request-size limits: bodies above ``MAX_BODY_BYTES`` (413) and queries of more than
   ``MAX_QUERY_ITEMS`` items (422) are refused before anything parses them.
+- Bodies the app cannot read are refused with 415 before anything parses them: a compressed body
+  (``Content-Encoding`` other than identity) and a body sent without a ``Content-Type``.
 - HEAD is answered as GET without the body, on every GET route (FastAPI routes only take the
   methods they list, and ``curl -I`` must work).
 - Redirects stay on this site: a ``Location`` built from the request's Host header (Starlette's
@@ -102,6 +104,11 @@ class SecurityMiddleware:
             await _refuse(send, 422, "too_many_parameters", "query", message, f"at most {MAX_QUERY_ITEMS} query items")
             return
 
+        refusal = _unreadable_body(scope)
+        if refusal is not None:
+            await _refuse(send, 415, "unsupported_media_type", *refusal)
+            return
+
         head = scope["method"] == "HEAD"
         if head:
             scope = {**scope, "method": "GET"}  # a copy: the server still knows it is answering HEAD
@@ -136,6 +143,19 @@ class SecurityMiddleware:
 
 class BodyTooLarge(Exception):
     pass
+
+
+def _unreadable_body(scope: Scope) -> tuple[str, str, str] | None:
+    """(param, message, allowed) for a request body the app cannot read, else None."""
+    headers = dict(scope.get("headers", []))
+    encoding = headers.get(b"content-encoding", b"").strip().lower()
+    if encoding and encoding != b"identity":
+        shown = encoding.decode("latin-1")[:40]
+        return "content-encoding", f"A {shown!r}-encoded body cannot be read here", "an uncompressed body (no Content-Encoding)"
+    has_body = (_content_length(scope) or 0) > 0 or b"transfer-encoding" in headers
+    if has_body and b"content-type" not in headers and scope["method"] in ("POST", "PUT", "PATCH"):
+        return "content-type", "The body has no Content-Type header", "Content-Type: application/json with a JSON body"
+    return None
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -8,7 +8,7 @@ import gzip
 import pytest
 
 from app.web import caching, routing
-from app.web.caching import GZIP_MAX_BYTES, RESPONSE_CACHE
+from app.web.caching import JSON_GZIP_MAX_BYTES, RESPONSE_CACHE
 
 COMPACT = "application/vnd.pe-explorer.compact+json"
 GZIP = {"accept-encoding": "gzip"}
@@ -67,11 +67,11 @@ def test_a_body_is_made_once_and_gzipped_once(client, monkeypatch):
 
 
 def test_a_large_json_answer_is_never_compressed_per_request(client, monkeypatch):
-    # 5 MB of JSON: above GZIP_MAX_BYTES, so sent as it is (compressing would cost more than the
+    # 5 MB of JSON: above JSON_GZIP_MAX_BYTES, so sent as it is (compressing would cost more than the
     # request may); no middleware compresses it behind the route's back on every repeat.
     url = "/api/sinusoidal/table?seq_len=256&dim=1024&layout=concatenated"
     first, body = raw(client, url, GZIP)
-    assert len(body) > GZIP_MAX_BYTES and "content-encoding" not in first.headers
+    assert len(body) > JSON_GZIP_MAX_BYTES and "content-encoding" not in first.headers
     monkeypatch.setattr(caching.gzip, "compress", lambda *a, **k: pytest.fail("compressed again"))
     monkeypatch.setattr(routing, "dumps", lambda *a: pytest.fail("serialised again"))
     again, body_again = raw(client, url, GZIP)

@@ -1,6 +1,7 @@
 """/learned in a real browser: the stored values drawn, the cliff, and a position past the table
 refused with its reason beside the control."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -63,3 +64,20 @@ def test_similarity_and_components_are_drawn_side_by_side(page, base_url):
     assert len(pca[0]["x"]) == 32 and len(pca[1]["x"]) == 32
     bars = plot_data(page, "plot-variance")
     assert len(bars[0]["y"]) == 16 and abs(sum(bars[0]["y"][:2]) - 0.245) < 0.001
+
+
+def test_variance_hover_prints_a_percentage(page, base_url):
+    page.goto(f"{base_url}/learned")
+    wait_for_plot(page, "plot-variance")
+    bars = plot_data(page, "plot-variance")
+    page.locator("#plot-variance").scroll_into_view_if_needed()
+    box = page.locator("#plot-variance").bounding_box()
+    tip = page.locator("#plot-variance .plot-tip")
+    for step in range(40):  # along the plot's lower part until the pointer is over a bar
+        page.mouse.move(box["x"] + box["width"] * step / 40, box["y"] + box["height"] * 0.75)
+        if tip.count() and tip.is_visible() and tip.inner_text().startswith("PC"):
+            break
+    found = re.match(r"PC(\d+): (\d+\.\d\d)%", tip.inner_text())
+    assert found, tip.inner_text()  # %{y:.2%}: the share times 100, two decimals, a per cent sign
+    k, shown = int(found.group(1)), found.group(2)
+    assert any(f"{trace['y'][trace['x'].index(k)] * 100:.2f}" == shown for trace in bars)

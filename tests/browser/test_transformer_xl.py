@@ -1,6 +1,7 @@
 """/transformer-xl in a real browser: the four terms and their structure, and the sizes from the URL."""
 
 import math
+import re
 
 from tests.browser.helpers import plot_data, set_box, snapshot, wait_for_data_change, wait_for_plot, wait_for_query
 
@@ -27,3 +28,17 @@ def test_terms_follow_the_layout_and_update(page, base_url):
     assert a["y"] == list(range(4, 12)) and len(a["x"]) == 12
     r = plot_data(page, "plot-r")[0]
     assert r["z"][0][:16] == [0.0] * 16 and r["z"][0][16:] == [1.0] * 16  # R_0 = [sin 0…, cos 0…]
+
+
+def test_score_hover_prints_positions_as_integers(page, base_url):
+    page.goto(f"{base_url}/transformer-xl")
+    wait_for_plot(page, "plot-sum")
+    box = page.locator("#plot-sum").bounding_box()
+    tip = page.locator("#plot-sum .plot-tip")
+    for fx in (0.45, 0.5, 0.55):  # the centre of the plot lies on a cell, whatever the margins
+        page.mouse.move(box["x"] + box["width"] * fx, box["y"] + box["height"] * 0.5)
+        if tip.count() and tip.is_visible():
+            break
+    text = tip.inner_text()
+    assert re.search(r"query i = \d+, key j = \d+\n", text), text  # not "21.0000"
+    assert re.search(r"i − j = −?\d+\n", text), text

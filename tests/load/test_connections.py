@@ -23,12 +23,14 @@ from tests.load.test_graceful_shutdown import _free_port, _wait_healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 2.0
+LOG: list[Path] = []  # the module server's log file
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     port = _free_port()
     log_path = tmp_path_factory.mktemp("connections") / "server.log"
+    LOG[:] = [log_path]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "app", "--port", str(port), "--request-timeout", str(TIMEOUT), "--log-level", "warning"],
@@ -146,7 +148,49 @@ def test_a_request_line_too_long_gets_414_in_the_apps_shape(server, size):
             pass
         reply, _ = _read_all(sock)
     item = _json_error(reply, 414)
-    assert item["param"] == "request" and "65536" in item["allowed"]
+    assert item["param"] == "x" and "65536" in item["allowed"]  # the parameter that made it too long
+
+
+def test_an_over_long_malformed_line_is_refused_once_with_414(server):
+    """A line over the limit with a byte the parser refuses (\\x01): one 414, no transport error logged."""
+    with _connect(server) as sock:
+        try:
+            sock.sendall(b"GET /?q=" + b"a" * 70_000 + b"\x01 HTTP/1.1\r\nHost: x\r\n\r\n")
+        except OSError:
+            pass
+        reply, _ = _read_all(sock)
+    assert reply.count(b"HTTP/1.1 ") == 1
+    assert _json_error(reply, 414)["param"] == "q"
+    time.sleep(0.5)  # let the server log what it would (not a timing assertion)
+    assert "write_eof" not in LOG[0].read_text() and "Fatal error" not in LOG[0].read_text()
+
+
+def test_a_response_never_read_is_abandoned_after_the_deadline(server):
+    """60 clients ask for plotly.js (4.6 MB) and never read: each connection is closed once the
+    deadline passes without the client taking more, short of the whole file."""
+    socks = []
+    for _ in range(60):
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", server))
+        sock.sendall(b"GET /vendor/plotly.min.js HTTP/1.1\r\nHost: x\r\n\r\n")
+        socks.append(sock)
+    time.sleep(TIMEOUT * 3)  # past the deadline
+    received = []
+    for sock in socks:
+        sock.settimeout(TIMEOUT * 5)
+        total = 0
+        try:
+            while chunk := sock.recv(1 << 20):
+                total += len(chunk)
+        except ConnectionResetError:
+            pass
+        except socket.timeout:
+            total = -1  # still open and silent: not closed
+        sock.close()
+        received.append(total)
+    size = settings.PLOTLY_JS.stat().st_size
+    assert all(0 <= total < size for total in received), received
 
 
 def test_too_many_header_bytes_get_431(server):

@@ -43,8 +43,14 @@ const SCALES = {
 // Cells without a value (a causal mask, NaN): drawn light grey, and said so on hover.
 const MISSING_RGB = [222, 222, 226];
 
-function isPresenter() {
+/** True on a presenter page (?presenter=true): larger type and marks for a projector. */
+export function isPresenter() {
   return document.body.classList.contains("presenter");
+}
+
+/** `normal` on a screen, `presenter` on a presenter page: the one place pages ask for a size. */
+export function sized(normal, presenter) {
+  return isPresenter() ? presenter : normal;
 }
 
 function isNarrow() {
@@ -489,16 +495,25 @@ function categoryTicks(categories) {
 function formatNumber(value, spec) {
   if (value === null || value === undefined || (typeof value === "number" && !Number.isFinite(value))) return "masked (no value)";
   if (typeof value !== "number") return String(value);
-  const match = /^\.?(\d+)?([efg%])?$/.exec(spec || "");
-  let text;
-  if (!match) text = String(value);
-  else {
-    const digits = match[1] === undefined ? 6 : Number(match[1]);
-    const kind = match[2] || "g";
-    text = kind === "f" ? value.toFixed(digits) : kind === "e" ? value.toExponential(digits) : value.toPrecision(Math.max(1, digits));
-    if (kind === "g" && !text.includes("e")) text = text.includes(".") ? text : text;
-  }
-  return text.replace(/^-/, "−").replace(/e-/, "e−");
+  return d3Like(value, spec || "").replace(/^-/, "−").replace(/e-/, "e−");
+}
+
+// The part of d3-format the pages' hovers use: [,][.precision][d e f g %].  No format: an integer
+// prints as an integer, any other number with up to six significant digits (as Plotly does).
+function d3Like(value, spec) {
+  const match = /^(,)?(?:\.(\d+))?([defg%])?$/.exec(spec);
+  if (!match) return String(value);
+  const [, grouped, precision, kind] = match;
+  const digits = precision === undefined ? 6 : Number(precision);
+  const fixed = (number, places) =>
+    grouped ? number.toLocaleString("en-US", { minimumFractionDigits: places, maximumFractionDigits: places }) : number.toFixed(places);
+  if (kind === "d") return fixed(Math.round(value), 0);
+  if (kind === "f") return fixed(value, digits);
+  if (kind === "%") return `${fixed(value * 100, digits)}%`;
+  if (kind === "e") return value.toExponential(digits);
+  if (kind === "g") return value.toPrecision(Math.max(1, digits));
+  if (Number.isInteger(value) && precision === undefined) return grouped ? value.toLocaleString("en-US") : String(value);
+  return String(Number(value.toPrecision(Math.max(1, digits))));
 }
 
 function pick(value, i, j) {

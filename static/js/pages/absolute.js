@@ -2,11 +2,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, DIVERGING, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
-
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot) slot.textContent = text;
-}
+import { out } from "../lib/numbers.js";
 
 function heat(z, extra = {}) {
   return { type: "heatmap", z: z.map((row) => [...row]), colorscale: DIVERGING, ...extra };

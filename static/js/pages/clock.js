@@ -4,18 +4,13 @@
 // pausing or stepping writes it with pushState.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, draw, lineWidth, panelGrid, squarePanels } from "../lib/plot.js";
-import { approx, count, equals } from "../lib/numbers.js";
+import { COLORS, draw, isPresenter, lineWidth, panelGrid, sized, squarePanels } from "../lib/plot.js";
+import { approx, count, equals, out } from "../lib/numbers.js";
 
 
 const TWO_PI = 2 * Math.PI;
 const SYNC_MS = 250;
 const MAX_POSITION = 1000000;
-
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot && slot.textContent !== text) slot.textContent = text;
-}
 
 function tokens(value) {
   return `${approx(value, 4)} tokens`;
@@ -29,7 +24,7 @@ function radians(value) {
 
 // Dials at least this many pixels apart, so their labels never run into each other.
 function dialPixels() {
-  return document.body.classList.contains("presenter") ? 140 : 92;
+  return sized(92, 140);
 }
 
 function layoutGrid(hands) {
@@ -90,7 +85,7 @@ function clockTraces(data, position) {
       x: labels.x,
       y: labels.y,
       text: labels.text,
-      textfont: { size: document.body.classList.contains("presenter") ? 16 : 10, color: "#333" },
+      textfont: { size: sized(10, 16), color: "#333" },
       hoverinfo: "skip",
       showlegend: false,
     },
@@ -103,7 +98,7 @@ function drawClock(data, position) {
   // As tall as the rows of dials need at the width they get (the dials are round: equal axis scales).
   // (and, on a projector, at least 60% of the window, like every plot there)
   const natural = Math.round(20 + (rows * 1.25 + 0.1) * ((el.clientWidth - 20) / columns));
-  const height = document.body.classList.contains("presenter") ? Math.max(natural, Math.round(0.62 * window.innerHeight)) : natural;
+  const height = isPresenter() ? Math.max(natural, Math.round(0.62 * window.innerHeight)) : natural;
   if (el.style.height !== `${height}px`) el.style.height = `${height}px`;
   draw("plot-clock", clockTraces(data, position), {
     title: { text: `Position m = ${position}: ${data.hands} hands (label: pair j · period in tokens)` },
@@ -454,7 +449,7 @@ const page = startPage({
       synced = current;
     }
     // Only the clock depends on the position: the rest is redrawn when the data or the mode changes.
-    const presenter = document.body.classList.contains("presenter");
+    const presenter = isPresenter();
     if (!drawnFor || drawnFor.data !== data || drawnFor.presenter !== presenter) {
       drawnFor = { data, presenter };
       handRows(data);

@@ -1,7 +1,7 @@
 // Every family on one offset axis, and their score / bias matrices side by side.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, lineWidth, panelGrid } from "../lib/plot.js";
+import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, lineWidth, panelGrid, sized } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 
 
@@ -126,7 +126,7 @@ function drawHeatmaps(data) {
   const el = document.getElementById("plot-heatmaps");
   const cols = el.clientWidth < 600 ? 2 : 3;
   const rows = Math.ceil(data.families.length / cols);
-  const label = document.body.classList.contains("presenter") ? 34 : 24;
+  const label = sized(24, 34);
   const cell = el.clientWidth / cols;
   const height = Math.round(rows * (cell + label) + 20);
   if (el.style.height !== `${height}px`) el.style.height = `${height}px`;

@@ -1,12 +1,8 @@
 // Conventions: the interleaved→half permutation as a wiring diagram, and three score matrices.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
-
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot) slot.textContent = text;
-}
+import { COLORS, DIVERGING, draw, fmt, lineWidth, panelGrid, sized } from "../lib/plot.js";
+import { out } from "../lib/numbers.js";
 
 function pairRows(data) {
   const body = document.querySelector('[data-out="pair_rows"]');
@@ -89,7 +85,7 @@ function wiring(data) {
       showgrid: false,
       fixedrange: true,
     },
-    margin: { l: document.body.classList.contains("presenter") ? 150 : 110 },
+    margin: { l: sized(110, 150) },
   });
 }
 

@@ -2,13 +2,8 @@
 // similarity by distance, principal components, and the cliff at max_len.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
-
-function out(name, text) {
-  document.querySelectorAll(`[data-out="${name}"]`).forEach((slot) => {
-    slot.textContent = text;
-  });
-}
+import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, fmt, lineWidth, panelGrid, sized } from "../lib/plot.js";
+import { out } from "../lib/numbers.js";
 
 const maxAbs = (rows) => rows.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
 
@@ -194,7 +189,7 @@ function drawVariance(data) {
       xaxis: axis("component", { dtick: 1 }),
       yaxis: axis("share", { tickformat: ".0%", rangemode: "tozero" }),
       yaxis2: axis("cumulative", { overlaying: "y", side: "right", range: [0, 1.02], tickformat: ".0%" }),
-      margin: { r: document.body.classList.contains("presenter") ? 130 : 80 },  // the second axis: tick labels and title on the right
+      margin: { r: sized(80, 130) },  // the second axis: tick labels and title on the right
     },
   );
 }
@@ -285,7 +280,7 @@ startPage({
     drawCliff(data);
 
     const info = data.info;
-    out("tensor", `${info.tensor} (${info.origin === "shipped" ? "shipped with the app" : info.path})`);
+    out("tensor", `${info.tensor} (${info.origin === "shipped" ? "shipped with the app" : info.file})`);
     out("shape", `${info.shape[0]} × ${info.shape[1]} ${info.dtype}${info.first_position_row ? ` (rows 0–${info.first_position_row - 1} reserved)` : ""}`);
     out("sha", info.sha256);
     document.querySelector('[data-out="sha"]')?.setAttribute("title", info.sha256);

@@ -3,15 +3,10 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, SEQUENTIAL, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
+import { out } from "../lib/numbers.js";
 
 const AXIS_COLOR = { t: COLORS[0], h: COLORS[1], w: COLORS[2] };
 const TABLE_ROWS = 64;
-
-function out(name, text) {
-  document.querySelectorAll(`[data-out="${name}"]`).forEach((slot) => {
-    slot.textContent = text;
-  });
-}
 
 function pairsOf(data, name) {
   return data.axis.map((a, j) => (a === name ? j : -1)).filter((j) => j >= 0);

@@ -1,7 +1,7 @@
 // Score against offset: per-column min/max envelopes of s(Δ) for each base, marks where one hand returns.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth } from "../lib/plot.js";
+import { COLORS, axis, draw, lineWidth, sized } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 
 
@@ -161,7 +161,7 @@ startPage({
       shapes,
       annotations,
       // Room above the plot for the labels of the near-return marks.
-      margin: { t: document.body.classList.contains("presenter") ? 130 : 80 },
+      margin: { t: sized(80, 130) },
     });
 
     out("points", `${data.total_points.toLocaleString("en-US")} in ${data.column_start.length} columns (up to ${data.max_points_per_column} per column)`);

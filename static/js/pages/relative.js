@@ -2,13 +2,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, lineWidth } from "../lib/plot.js";
-import { approx, equals } from "../lib/numbers.js";
-
-function out(name, text) {
-  document.querySelectorAll(`[data-out="${name}"]`).forEach((slot) => {
-    slot.textContent = text;
-  });
-}
+import { approx, equals, out } from "../lib/numbers.js";
 
 function fillRows(name, rows) {
   const body = document.querySelector(`[data-table="${name}"]`);

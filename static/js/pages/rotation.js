@@ -2,14 +2,9 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, lineWidth, panelGrid, squarePanels } from "../lib/plot.js";
-import { approx, equals } from "../lib/numbers.js";
+import { approx, equals, out } from "../lib/numbers.js";
 
 const GREY = "#9a9aa2";
-
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot) slot.textContent = text;
-}
 
 function degrees(value) {
   return `${approx(value, 6)}°`;

@@ -1,13 +1,8 @@
 // Sinusoidal table: heatmap of positions × dimensions, or curves of chosen columns.
 
 import { startPage } from "../lib/page.js";
-import { approx } from "../lib/numbers.js";
+import { approx, out } from "../lib/numbers.js";
 import { COLORS, DIVERGING, axis, draw, fmt, lineWidth } from "../lib/plot.js";
-
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot) slot.textContent = text;
-}
 
 startPage({
   draw(data, state) {

@@ -1,15 +1,10 @@
 // Why position? The inspected word's output in the sentence and in its reordering, with and without position.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, draw, panelGrid } from "../lib/plot.js";
-import { approx, equals } from "../lib/numbers.js";
+import { COLORS, DIVERGING, axis, draw, panelGrid, sized } from "../lib/plot.js";
+import { approx, equals, out } from "../lib/numbers.js";
 
 const NAMES = { none: "no position", learned: "learned table", sinusoidal: "sinusoidal", rope: "RoPE" };
-
-function out(name, text) {
-  const slot = document.querySelector(`[data-out="${name}"]`);
-  if (slot) slot.textContent = text;
-}
 
 function fillRows(name, rows, header = false) {
   const body = document.querySelector(`[data-table="${name}"]`);
@@ -75,7 +70,7 @@ function scoreHeatmaps(data, key) {
   // Side by side on a wide screen, one above the other on a phone.
   const grid = panelGrid("plot-scores", 2, 0.14);
   const stacked = grid.stacked;
-  const size = document.body.classList.contains("presenter") ? 20 : 13;
+  const size = sized(13, 20);
   const longest = Math.max(...labels.map((label) => label.length));
   const left = Math.round(Math.min(220, longest * size * 0.62 + size * 2.6));
   return draw("plot-scores", [heat(none, "x", "y", false), heat(other, "x2", "y2", true)], {

@@ -1,0 +1,66 @@
+// Real heads: SmolLM2-135M's attention pattern, pair energy, offset scores, head classes and surgery.
+
+import { startPage } from "../lib/page.js";
+import { COLORS, SEQUENTIAL, axis, draw, sized } from "../lib/plot.js";
+import { out } from "../lib/numbers.js";
+
+// A tick label is "index token", cut to what the fixed left margin holds beside the axis title
+// (the hover gives the index; the token list is under the plots).
+function label(token, i) {
+  const chars = window.innerWidth < 560 ? 6 : sized(8, 6);
+  const text = `${i} ${token.trim() || "␣"}`;
+  return text.length > chars ? `${text.slice(0, chars - 1)}…` : text;
+}
+
+/** Every stride-th token is labelled, the stride chosen so that labels a line apart fit the plot. */
+function tokenTicks(el, tokens, extent) {
+  const lineHeight = sized(13, 23) * 1.5;
+  const fit = Math.max(2, Math.floor(extent(el) / lineHeight));
+  const stride = Math.max(1, Math.ceil(tokens.length / fit));
+  const tickvals = tokens.map((_, i) => i).filter((i) => i % stride === 0);
+  return { tickmode: "array", tickvals, ticktext: tickvals.map((i) => label(tokens[i], i)) };
+}
+
+function drawPattern(id, data, z, title) {
+  const el = document.getElementById(id);
+  const index = data.tokens.map((_, i) => i);
+  // The plot area is the element less the layout's margins: about 8 lines of text across, 6 down.
+  const rows = tokenTicks(el, data.tokens, (node) => node.clientHeight - sized(13, 23) * 6);
+  const cols = tokenTicks(el, data.tokens, (node) => (node.clientWidth - sized(13, 23) * 8) / 3.2);
+  draw(id, [{ type: "heatmap", z, x: index, y: index, colorscale: SEQUENTIAL, zmin: 0, zmax: 1,
+    hovertemplate: "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>" }],
+  { title: { text: title }, xaxis: { ...axis("key token"), ...cols, tickangle: -90 },
+    yaxis: { ...axis("query token"), ...rows, autorange: "reversed" } });
+}
+
+function drawEnergy(data) {
+  const traces = data.layer_pair_energy.map((row, h) => ({
+    type: "scatter", mode: "lines+markers", name: `head ${h}`, x: data.theta, y: row,
+    line: { width: h === data.head ? 3 : 1, color: h === data.head ? COLORS[0] : undefined },
+    hovertemplate: `head ${h}<br>θ %{x:.3g}<br>E %{y:.3g}<extra></extra>`,
+  }));
+  draw("plot-energy", traces, { title: { text: `Energy per pair, layer ${data.layer}` },
+    xaxis: { ...axis("θ_j (radians per token)"), type: "log" }, yaxis: axis("E_j = mean ‖q_j‖·‖k_j‖") });
+}
+
+function drawOffsets(data) {
+  draw("plot-offsets", [{ type: "scatter", mode: "lines", x: data.offset_scores.map((_, i) => i), y: data.offset_scores,
+    name: `head ${data.head}`, hovertemplate: "offset %{x}<br>mean score %{y:.3f}<extra></extra>" }],
+  { title: { text: "Mean score against offset" }, xaxis: axis("offset m − n"), yaxis: axis("mean score") });
+}
+
+function render(data) {
+  drawPattern("plot-pattern", data, data.weights, `Layer ${data.layer}, head ${data.head}: the model's pattern`);
+  drawPattern("plot-surgery", data, data.surgered_weights || data.weights,
+    data.surgered_weights ? "After surgery" : "After surgery (no surgery chosen: the same)");
+  drawEnergy(data);
+  drawOffsets(data);
+  const after = data.surgered_mass || data.mass;
+  out("n_tokens", String(data.n_tokens));
+  out("previous", `${data.mass.previous.toFixed(3)} → ${after.previous.toFixed(3)}`);
+  out("first", `${data.mass.first.toFixed(3)} → ${after.first.toFixed(3)}`);
+  out("divergence", data.divergence.toFixed(4));
+  out("classes", data.head_classes.map((c) => `${c.head}: ${c.class}`).join(", "));
+}
+
+startPage({ draw: render });
