@@ -12,6 +12,7 @@ from app.core import heads, scaling
 from app.core.gguf_llama import rope_theta
 from app.web.csv_format import Columns
 from app.web.params import UI, Params
+from app.web.rules import Bound
 from app.web.views import View, register
 
 _META = model_data.meta()
@@ -33,13 +34,14 @@ class HeadsParams(Params):
     base: Annotated[float, Field(ge=2.0, le=1e9, description="RoPE base for the surgery."), UI("Surgery base", kind="log")] = 100000.0
     factor: Annotated[float, Field(ge=1.0, le=64.0, description="Scaling factor (linear, dynamic, yarn, llama3)."), UI("Factor")] = 4.0
     band_lo: Annotated[int, Field(ge=-1, le=HALF - 1, description="First pair of the band (-1: no band)."), UI("Band from pair")] = -1
-    band_hi: Annotated[int, Field(ge=0, le=HALF - 1, description="Last pair of the band."), UI("Band to pair")] = 0
+    band_hi: Annotated[
+        int, Field(ge=0, le=HALF - 1, description="Last pair of the band (at least band_lo)."), UI("Band to pair"),
+        Bound(ge="band_lo", why="the band runs from band_lo to band_hi"),
+    ] = 0
     band_mode: Annotated[Literal["unrotated", "dropped"], Field(description="What the band's pairs do."), UI("Band")] = "unrotated"
 
     @model_validator(mode="after")
     def _check(self):
-        if self.band_lo >= 0 and self.band_hi < self.band_lo:
-            raise ValueError("band_hi must be at least band_lo")
         if self.rope_type not in ("none",):
             try:
                 scaling.validate(self.rope_config(), None)

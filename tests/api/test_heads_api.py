@@ -35,7 +35,7 @@ def test_surgery_with_the_models_own_rope_changes_nothing_and_unrotating_all_pai
 
 @pytest.mark.parametrize(
     "query,param",
-    [("head=9", "head"), ("layer=4", "layer"), ("text=other", "text"), ("band_lo=5&band_hi=2", ""), ("factor=100", "factor")],
+    [("head=9", "head"), ("layer=4", "layer"), ("text=other", "text"), ("band_lo=5&band_hi=2", "band_hi"), ("factor=100", "factor")],
 )
 def test_bad_parameters_are_422_naming_them(client, query, param):
     r = client.get("/api/model/heads?" + query)

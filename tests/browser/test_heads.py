@@ -12,7 +12,10 @@ def test_pattern_has_tokens_and_surgery_redraws_and_reload_restores(page, base_u
     wait_for_plot(page, "plot-pattern")
     heat = plot_data(page, "plot-pattern")[0]
     assert heat["type"] == "heatmap"
-    assert [label.split(":", 1)[1] for label in heat["x"]] == ["dog", " bites", " man"]
+    assert list(heat["x"]) == [0, 1, 2]
+    # Three tokens fit: every one is labelled, "index token" (the token's leading space trimmed).
+    ticks = page.evaluate("() => document.getElementById('plot-pattern')._fullLayout.yaxis.ticktext")
+    assert ticks == ["0 dog", "1 bites", "2 man"]
     assert page.locator('[data-out="divergence"]').inner_text() == "0.0000"
     before = snapshot(page, "plot-surgery")
 
