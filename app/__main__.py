@@ -39,6 +39,10 @@ def main(argv: list[str] | None = None) -> None:
         help="also offer the learned position tables of the models in the local Hugging Face cache (DIR, default "
         "$HF_HUB_CACHE or ~/.cache/huggingface/hub); nothing is downloaded",
     )
+    parser.add_argument(
+        "--lectures", action="append", default=[], metavar="DIR",
+        help="also offer the lectures (*.md) in DIR (repeatable); a bad file stops the server with its line and reason",
+    )
     args = parser.parse_args(argv)
     if args.request_timeout is not None:
         if not 0 < args.request_timeout <= 3600:
@@ -46,6 +50,7 @@ def main(argv: list[str] | None = None) -> None:
         os.environ["PE_REQUEST_TIMEOUT"] = repr(args.request_timeout)  # read by each worker's app.settings
         settings.REQUEST_TIMEOUT_SECONDS = args.request_timeout  # and by this process (one worker)
     configure_learned_tables(parser, args)
+    configure_lectures(parser, args)
     # After its graceful shutdown uvicorn re-raises the SIGTERM it caught; a shutdown on request is
     # a success, so end with status 0 (what container runtimes and supervisors expect).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -78,6 +83,19 @@ def configure_learned_tables(parser: argparse.ArgumentParser, args: argparse.Nam
     extra = [table for table in tables if table.origin != "shipped"]
     for table in extra:
         print(f"learned table {table.name!r}: {table.file}:{table.tensor} {list(table.table.shape)}", file=sys.stderr)
+
+
+def configure_lectures(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Pass --lectures to the workers (environment) and load every lecture here first, so a bad file
+    stops the command with its file, line and reason."""
+    from app.lectures import LECTURES_ENV, LectureError, load_dirs, configured_dirs
+
+    if args.lectures:
+        os.environ[LECTURES_ENV] = json.dumps([os.path.abspath(item) for item in args.lectures])
+    try:
+        load_dirs(configured_dirs())
+    except LectureError as exc:
+        parser.error(str(exc))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
-from app import __version__
+from app import __version__, lecture_pages
 from app.settings import PLOTLY_JS, STATIC_DIR, THREADS_PER_WORKER
 from app.web import errors
 from app.web.access_log import AccessLogMiddleware
@@ -97,6 +97,7 @@ def create_app() -> FastAPI:
         router = getattr(importlib.import_module(f"app.views.{module.name}"), "router", None)
         if router is not None:
             app.include_router(router)
+    app.include_router(lecture_pages.checked_router())  # /lectures, /lecture/<name>, their twins (before the catch-all pages)
     app.include_router(page_router(views))
     app.openapi = lambda: openapi_with_shapes(app)  # type: ignore[method-assign]
 
@@ -112,8 +113,9 @@ def create_app() -> FastAPI:
 
     @app.get("/", include_in_schema=False)
     def home(request: Request) -> Response:
-        make = lambda: page(request, "home.html")  # noqa: E731
-        return cached_response(request, ("home",), make, "text/html", "page", cache_control="no-cache", headers=PAGE_HEADERS)
+        presenter = request.query_params.get("presenter") == "true"
+        make = lambda: page(request, "home.html", presenter=presenter)  # noqa: E731
+        return cached_response(request, ("home", presenter), make, "text/html", "page", cache_control="no-cache", headers=PAGE_HEADERS)
 
     @app.get(SPECULATION_RULES_PATH, include_in_schema=False)
     def speculation_rules() -> Response:

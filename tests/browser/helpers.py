@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 PENDING = "__pending__"
 
@@ -95,3 +96,46 @@ def wait_for_query(page, fragment: str) -> None:
 def wait_for_data(page, plot_id: str, expected: str) -> None:
     """Wait until the drawn data equals ``expected`` (a ``snapshot``)."""
     page.wait_for_function(f"([id, expected]) => ({_SNAPSHOT_JS})(id) === expected", arg=[plot_id, expected])
+
+
+_API_TRACKERS: dict[int, dict] = {}
+
+
+def track_api(page) -> dict:
+    """Start counting the page's /api/ requests in flight (call before page.goto)."""
+    tracker = _API_TRACKERS.get(id(page))
+    if tracker is not None and tracker["page"] is page:
+        return tracker
+    tracker = {"page": page, "inflight": set(), "last": time.monotonic()}
+    _API_TRACKERS[id(page)] = tracker
+
+    def started(request):
+        if "/api/" in request.url:
+            tracker["inflight"].add(request)
+            tracker["last"] = time.monotonic()
+
+    def ended(request):
+        if request in tracker["inflight"]:
+            tracker["inflight"].discard(request)
+            tracker["last"] = time.monotonic()
+
+    page.on("request", started)
+    page.on("requestfinished", ended)
+    page.on("requestfailed", ended)
+    return tracker
+
+
+def wait_for_quiet_api(page, quiet_ms: int = 500, timeout_ms: int = 30_000) -> None:
+    """Wait until no /api/ request of the page is in flight and none has started for quiet_ms.
+
+    Used instead of Playwright's "networkidle": that load state is reached once per navigation (a
+    later wait returns at once, whatever the page sends next), and a heatmap's blob: image, whose
+    request Chromium never reports as finished, holds it off for good when the image starts
+    loading before the page first fell idle.
+    """
+    tracker = track_api(page)
+    deadline = time.monotonic() + timeout_ms / 1000
+    while tracker["inflight"] or time.monotonic() - tracker["last"] < quiet_ms / 1000:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"/api/ requests still in flight after {timeout_ms} ms: {[r.url for r in tracker['inflight']]}")
+        page.wait_for_timeout(50)

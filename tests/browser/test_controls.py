@@ -13,7 +13,16 @@ import pytest
 
 from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
-from tests.browser.helpers import ALL_PLOTS_DRAWN, set_box, snapshot, wait_for_data_change, wait_for_plot, wait_for_query
+from tests.browser.helpers import (
+    ALL_PLOTS_DRAWN,
+    set_box,
+    snapshot,
+    track_api,
+    wait_for_data_change,
+    wait_for_plot,
+    wait_for_query,
+    wait_for_quiet_api,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -24,6 +33,7 @@ NAMES = [view.name for view in VIEWS]
 def watch_api(page):
     """Every /api/ request the page sends (url) and every refused one (status ≥ 400)."""
     sent, refused = [], []
+    track_api(page)
     page.on("request", lambda request: "/api/" in request.url and sent.append(request.url))
     page.on("response", lambda response: "/api/" in response.url and response.status >= 400 and refused.append(response.url))
     return sent, refused
@@ -54,7 +64,7 @@ def test_every_slider_can_go_to_both_ends_and_the_server_accepts_them(page, base
         for end in ("max", "min"):
             page.evaluate(SLIDE_TO_END_JS, [slider, end])
             page.wait_for_function("() => !document.querySelector('.figures.is-busy')")
-            page.wait_for_load_state("networkidle")
+            wait_for_quiet_api(page)
             assert page.evaluate(ERRORS_JS) == [], f"{slider} at its {end}"
     assert refused == [], refused
     assert sent, "no slider move reached the server"
@@ -81,7 +91,7 @@ def test_the_hand_slider_ends_at_the_last_pair_of_the_head(page, base_url):
     assert box_value(page, "hand") == "15"  # moved with the head, and said why
     assert "head_dim/2 = 16 pairs" in page.locator("#err-hand").text_content()
     wait_for_query(page, "hand=15")
-    page.wait_for_load_state("networkidle")
+    wait_for_quiet_api(page)
     assert refused == []
 
 
@@ -98,7 +108,7 @@ def test_the_word_slider_ends_at_the_last_word_of_the_sentence(page, base_url):
     set_box(page, "sentence", "dog bites")
     wait_for_query(page, "sentence=dog+bites")
     assert box_value(page, "word") == "1" and slider_max(page, "word") == 1
-    page.wait_for_load_state("networkidle")
+    wait_for_quiet_api(page)
     assert refused == []
 
 
@@ -117,7 +127,7 @@ def test_a_cost_cap_is_the_controls_maximum(page, base_url):
     assert page.locator("#range-head_dim").text_content() == "2 – 32"  # the range shown beside it
     seq_max = float(page.locator('#controls input[type=range][data-param="seq_len"]').get_attribute("max"))
     assert 10**seq_max == pytest.approx(4096)
-    page.wait_for_load_state("networkidle")
+    wait_for_quiet_api(page)
     assert refused == []
 
 
@@ -126,7 +136,7 @@ def test_rotary_fraction_slider_skips_odd_rotary_dimensions(page, base_url):
     page.goto(f"{base_url}/precision")
     wait_for_plot(page, "plot-angle")
     page.evaluate(SLIDE_TO_END_JS, ["partial_rotary_factor", "min"])
-    page.wait_for_load_state("networkidle")
+    wait_for_quiet_api(page)
     value = float(box_value(page, "partial_rotary_factor"))
     rotary = int(128 * value)
     assert rotary >= 2 and rotary % 2 == 0, value
@@ -139,7 +149,7 @@ def test_base_slider_never_offers_base_one(page, base_url):
     page.goto(f"{base_url}/ladder")
     wait_for_plot(page, "plot-wavelength")
     page.evaluate(SLIDE_TO_END_JS, ["base", "min"])
-    page.wait_for_load_state("networkidle")
+    wait_for_quiet_api(page)
     assert float(box_value(page, "base")) > 1
     assert page.evaluate(ERRORS_JS) == [] and refused == []
 
@@ -148,7 +158,7 @@ def test_typing_sends_one_request_when_the_typing_pauses(page, base_url):
     sent, refused = watch_api(page)
     page.goto(f"{base_url}/offsets")
     wait_for_plot(page, "plot-offsets")
-    page.wait_for_load_state("networkidle")
+    wait_for_quiet_api(page)
     sent.clear()
     box = page.locator('[data-param="max_offset"][data-role="box"]')
     box.fill("")
@@ -156,7 +166,7 @@ def test_typing_sends_one_request_when_the_typing_pauses(page, base_url):
     page.wait_for_timeout(300)
     assert sent == [], "a request went out while the number was being typed"
     wait_for_query(page, "max_offset=50000")
-    page.wait_for_load_state("networkidle")
+    wait_for_quiet_api(page)
     assert len([url for url in sent if "max_offset=50000" in url]) == 1 and len(sent) <= 4  # the view, then at most 3 prefetched neighbours
     assert refused == []
 
@@ -166,7 +176,7 @@ def test_a_refused_typed_value_keeps_the_last_view_and_every_other_control_worki
     page.goto(f"{base_url}/offsets")
     wait_for_plot(page, "plot-offsets")
     before = snapshot(page, "plot-offsets")
-    page.wait_for_load_state("networkidle")
+    wait_for_quiet_api(page)
     sent.clear()
     set_box(page, "hand", "400")  # d = 128 has 64 pairs
     page.wait_for_function("() => document.getElementById('err-hand').textContent.includes('at most 63')")
@@ -177,7 +187,7 @@ def test_a_refused_typed_value_keeps_the_last_view_and_every_other_control_worki
     wait_for_data_change(page, "plot-offsets", before)
     assert "hand=" not in page.url
     assert box_value(page, "hand") == "400" and "at most 63" in page.locator("#err-hand").text_content()
-    page.wait_for_load_state("networkidle")
+    wait_for_quiet_api(page)
     assert refused == []
 
 
@@ -192,7 +202,7 @@ def test_a_link_with_a_refused_value_shows_it_beside_its_control(page, base_url)
     page.select_option('select[data-param="content"]', "random")
     wait_for_query(page, "content=random")
     assert "max_offset=4096" in page.url  # the link's valid values were kept
-    page.wait_for_load_state("networkidle")
+    wait_for_quiet_api(page)
     assert refused == []
 
 
@@ -216,7 +226,7 @@ def test_typing_a_value_sends_one_request_after_the_pause_on_every_page(page, ba
     target = page.evaluate(FIRST_BOX_JS)
     if target is None:
         pytest.fail(f"/{name} has no linear slider with a box to type into")
-    page.wait_for_load_state("networkidle")
+    wait_for_quiet_api(page)
     sent.clear()
     box = page.locator(f'[data-param="{target["name"]}"][data-role="box"]')
     box.fill("")
@@ -224,7 +234,7 @@ def test_typing_a_value_sends_one_request_after_the_pause_on_every_page(page, ba
     page.wait_for_timeout(250)
     assert sent == [], f"requests while typing {target}: {sent}"
     page.wait_for_timeout(900)  # the pause after which a typed value applies
-    page.wait_for_load_state("networkidle")
+    wait_for_quiet_api(page)
     assert refused == [] and page.evaluate(ERRORS_JS) == []
     assert f"{target['name']}={target['value']}" in page.url
     if target["role"] == "compute":

@@ -1,0 +1,100 @@
+"""Routes of the lectures: ``/lectures``, ``/lecture/<name>?step=N``, their JSON twins and the
+QR code of a step's view (SVG drawn here, so nothing is fetched from outside)."""
+
+from __future__ import annotations
+
+import io
+from urllib.parse import urlsplit
+
+import segno
+from fastapi import APIRouter, HTTPException, Query
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from app.lectures import Lecture, lectures
+from app.web.security import PAGE_HEADERS
+from app.web.templating import templates
+from app.web.views import REGISTRY, ordered
+
+router = APIRouter()
+MAX_QR_URL = 1500
+
+
+def checked_router() -> APIRouter:
+    """The router, once every lecture has loaded: a bad lecture file stops the app at start."""
+    lectures()
+    return router
+
+
+def _lecture(name: str) -> Lecture:
+    found = lectures().get(name)
+    if found is None:
+        raise HTTPException(404, f"no lecture {name!r}; lectures: {', '.join(sorted(lectures()))}")
+    return found
+
+
+def _step_index(lecture: Lecture, step: int) -> int:
+    if not 1 <= step <= len(lecture.steps):
+        raise HTTPException(422, f"step must be an integer from 1 to {len(lecture.steps)}")
+    return step - 1
+
+
+def _summary(lecture: Lecture) -> dict:
+    return {"name": lecture.name, "title": lecture.title, "steps": len(lecture.steps), "questions": lecture.question_count,
+            "page": f"/lecture/{lecture.name}", "api": f"/api/lectures/{lecture.name}"}
+
+
+def _step_json(step) -> dict:
+    return {"heading": step.heading, "url": step.url, "view": step.view, "narration": step.narration,
+            "question": step.question or None, "answer": step.answer or None}
+
+
+@router.get("/api/lectures", tags=["Lectures"], summary="The lectures")
+def api_lectures() -> JSONResponse:
+    return JSONResponse({"lectures": [_summary(lecture) for lecture in lectures().values()]})
+
+
+@router.get("/api/lectures/{name}", tags=["Lectures"], summary="A lecture's steps with their computed answers")
+def api_lecture(name: str) -> JSONResponse:
+    lecture = _lecture(name)
+    return JSONResponse({**_summary(lecture), "steps": [_step_json(step) for step in lecture.steps]})
+
+
+@router.get("/lectures", include_in_schema=False)
+def lectures_page(request: Request, presenter: bool = False) -> Response:
+    return templates.TemplateResponse(
+        request, "lectures.html", {"nav": ordered(), "lectures": list(lectures().values()), "presenter": presenter},
+        headers=PAGE_HEADERS,
+    )
+
+
+@router.get("/lecture/{name}", include_in_schema=False)
+def lecture_page(request: Request, name: str, step: int = Query(1), presenter: bool = True) -> Response:
+    lecture = _lecture(name)
+    index = _step_index(lecture, step)
+    current = lecture.steps[index]
+    join = "&" if "?" in current.url else "?"
+    frame_url = current.url + join + "embed=true" + ("&presenter=true" if presenter else "")
+    student_url = str(request.base_url).rstrip("/") + current.url
+    context = {
+        "nav": ordered(), "lecture": lecture, "step": current, "number": index + 1, "total": len(lecture.steps),
+        "frame_url": frame_url, "student_url": student_url, "qr_svg": qr_svg(student_url),
+        "presenter": presenter, "view_title": REGISTRY[current.view].title,
+    }
+    return templates.TemplateResponse(request, "lecture.html", context, headers=PAGE_HEADERS)
+
+
+def qr_svg(url: str) -> str:
+    buffer = io.BytesIO()
+    segno.make(url, error="m").save(buffer, kind="svg", scale=4, border=2, xmldecl=False, svgns=True,
+                                    title="QR code of this step's view", svgclass="qr")
+    return buffer.getvalue().decode("utf-8")
+
+
+@router.get("/lecture-qr.svg", include_in_schema=False)
+def lecture_qr(url: str = Query(..., max_length=MAX_QR_URL)) -> Response:
+    """The QR code of an absolute URL of one of this app's lesson views (the teacher's origin)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path.strip("/") not in REGISTRY or parts.fragment:
+        raise HTTPException(422, "url must be an absolute http(s) URL of one of this app's lesson views, like http://host:8000/rotation?m=2")
+    return Response(qr_svg(url), media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=3600"})

@@ -1,0 +1,275 @@
+"""Lectures: guided steps through the lesson views, read from Markdown-like files.
+
+A lecture file::
+
+    ---
+    title: RoPE in one lecture
+    ---
+    ## The problem: order is invisible
+    /why?sentence=dog+bites+man
+    Narration, one or more lines (blank lines separate paragraphs).
+    Q: Will "bites" get the same output in both orders?
+    A: Yes: its largest difference is {schemes.none.max_difference}.
+
+Every ``## `` heading starts a step; the first non-blank line under it is the relative URL of a
+lesson view; ``Q:`` and ``A:`` lines give an optional question and its answer, where ``{a.b.0}`` is
+a dotted path into the step's JSON twin (dict keys and list indices), filled in at load time.
+
+Everything is checked when the lectures are loaded (at server start): a malformed file, an unknown
+page, a parameter the view refuses or a path the twin lacks raises :class:`LectureError` naming the
+file, the line and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from app.web.routing import parse_query
+from app.web.views import REGISTRY, discover
+
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "lectures"
+LECTURES_ENV = "PE_LECTURES"
+"""JSON list of extra lecture directories (set by ``--lectures``; read by every worker)."""
+MAX_FILE_BYTES = 200_000
+MAX_STEPS = 200
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+FIELD_RE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
+
+
+class LectureError(ValueError):
+    def __init__(self, path: Path | str, line: int, reason: str) -> None:
+        super().__init__(f"{path}:{line}: {reason}")
+        self.path, self.line, self.reason = str(path), line, reason
+
+
+@dataclass
+class Step:
+    heading: str
+    url: str
+    view: str
+    narration: list[str] = field(default_factory=list)
+    question: str = ""
+    answer_template: str = ""
+    answer: str = ""
+    line: int = 0
+
+
+@dataclass
+class Lecture:
+    name: str
+    title: str
+    path: str
+    steps: list[Step]
+
+    @property
+    def question_count(self) -> int:
+        return sum(1 for step in self.steps if step.question)
+
+
+def lookup(data: Any, path: str) -> Any:
+    """Follow a dotted path (``scores.0.1``) through dicts, lists and arrays; KeyError if absent."""
+    node = data
+    for part in path.split("."):
+        if isinstance(node, dict):
+            if part not in node:
+                raise KeyError(path)
+            node = node[part]
+            continue
+        if hasattr(node, "tolist") and not isinstance(node, (int, float)):
+            node = node.tolist()
+        if isinstance(node, (list, tuple)) and re.fullmatch(r"-?\d+", part):
+            index = int(part)
+            if not -len(node) <= index < len(node):
+                raise KeyError(path)
+            node = node[index]
+            continue
+        raise KeyError(path)
+    if hasattr(node, "item") and getattr(node, "ndim", 1) == 0:
+        node = node.item()
+    if isinstance(node, (dict, list, tuple)) or hasattr(node, "tolist"):
+        raise KeyError(path)  # an answer names one value, not a table
+    return node
+
+
+def show(value: Any) -> str:
+    """A twin value as an answer shows it: floats to 4 significant digits, tiny round-off as 0."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        if math.isfinite(value) and abs(value) < 1e-12:
+            return "0"
+        if math.isfinite(value) and value == round(value) and abs(value) < 1e15:
+            return str(int(value))
+        return f"{value:.6g}" if abs(value) >= 1000 else f"{value:.4g}"
+    return str(value)
+
+
+def parse(text: str, path: Path | str) -> tuple[str, list[Step]]:
+    """The title and steps of a lecture file (no view checks: see :func:`check`)."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise LectureError(path, 1, "a lecture starts with front matter: a line '---', 'title: ...', '---'")
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
+    except StopIteration:
+        raise LectureError(path, 1, "the front matter is not closed by a line '---'") from None
+    title = ""
+    for i in range(1, end):
+        key, sep, value = lines[i].partition(":")
+        if not sep or key.strip() != "title":
+            raise LectureError(path, i + 1, "the front matter holds one line 'title: ...'")
+        title = value.strip()
+    if not title:
+        raise LectureError(path, 1, "the front matter has no 'title:'")
+    steps: list[Step] = []
+    step: Step | None = None
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if step is not None and paragraph:
+            step.narration.append(" ".join(paragraph))
+        paragraph.clear()
+
+    for number, raw in enumerate(lines[end + 1:], start=end + 2):
+        line = raw.strip()
+        if line.startswith("## "):
+            flush()
+            step = Step(heading=line[3:].strip(), url="", view="", line=number)
+            if not step.heading:
+                raise LectureError(path, number, "a step heading '## ' has no text")
+            steps.append(step)
+            continue
+        if step is None:
+            if line:
+                raise LectureError(path, number, "text before the first step heading '## '")
+            continue
+        if not step.url:
+            if not line:
+                continue
+            if not line.startswith("/") or line.startswith("//"):
+                raise LectureError(path, number, f"the first line of a step is the relative URL of a lesson view, like /rotation?m=2, not {line[:60]!r}")
+            step.url = line
+            continue
+        if line.startswith("Q:"):
+            flush()
+            if step.question:
+                raise LectureError(path, number, "a step has at most one 'Q:' line")
+            step.question = line[2:].strip()
+            if not step.question:
+                raise LectureError(path, number, "'Q:' has no question")
+        elif line.startswith("A:"):
+            flush()
+            if not step.question or step.answer_template:
+                raise LectureError(path, number, "an 'A:' line follows its step's 'Q:' line, once")
+            step.answer_template = line[2:].strip()
+            if not step.answer_template:
+                raise LectureError(path, number, "'A:' has no answer")
+        elif step.question:
+            if line:
+                raise LectureError(path, number, "after 'Q:' only its 'A:' line may follow in a step")
+        elif line:
+            paragraph.append(line)
+        else:
+            flush()
+    flush()
+    if not steps:
+        raise LectureError(path, end + 2, "a lecture has at least one step ('## ' heading)")
+    if len(steps) > MAX_STEPS:
+        raise LectureError(path, steps[MAX_STEPS].line, f"a lecture has at most {MAX_STEPS} steps")
+    for s in steps:
+        if not s.url:
+            raise LectureError(path, s.line, "this step has no view URL under its heading")
+        if s.question and not s.answer_template:
+            raise LectureError(path, s.line, "this step's 'Q:' has no 'A:' line")
+    return title, steps
+
+
+def check(steps: list[Step], path: Path | str, text: str) -> None:
+    """Resolve each step's view and parameters and fill in its answer, or raise LectureError."""
+    lines = text.splitlines()
+    for step in steps:
+        url_line = next(i + 1 for i in range(step.line, len(lines)) if lines[i].strip() == step.url)
+        parts = urlsplit(step.url)
+        view = REGISTRY.get(parts.path.strip("/"))
+        if view is None or parts.path != "/" + view.name:
+            raise LectureError(path, url_line, f"unknown page {parts.path!r} (pages: {', '.join(sorted(REGISTRY))})")
+        step.view = view.name
+        items: dict[str, list[str]] = {}
+        display: dict[str, list[str]] = {}
+        for name, value in parse_qsl(parts.query, keep_blank_values=True):
+            if name in view.params.model_fields:
+                items.setdefault(name, []).append(value)
+            elif name in view.display.model_fields and name != "embed":
+                display.setdefault(name, []).append(value)
+            else:
+                raise LectureError(path, url_line, f"/{view.name} has no parameter {name!r}")
+        params, problems = parse_query(view.params, items)
+        _, display_problems = parse_query(view.display, display)
+        for problem in problems + display_problems:
+            name = problem["loc"][-1] if problem.get("loc") else ""
+            raise LectureError(path, url_line, f"/{view.name} refuses {name}: {problem['msg']}")
+        if not step.answer_template:
+            continue
+        data = view.compute(params)
+        answer_line = next((i + 1 for i in range(url_line, len(lines)) if lines[i].strip().startswith("A:")), url_line)
+
+        def fill(match: re.Match) -> str:
+            try:
+                return show(lookup(data, match.group(1)))
+            except KeyError:
+                raise LectureError(path, answer_line, f"the twin of /{view.name} has no single value at {{{match.group(1)}}}") from None
+
+        if not FIELD_RE.search(step.answer_template):
+            raise LectureError(path, answer_line, "an answer is computed: it names at least one twin value as {dotted.path}")
+        step.answer = FIELD_RE.sub(fill, step.answer_template)
+
+
+def load_file(path: Path) -> Lecture:
+    name = path.stem
+    if not NAME_RE.match(name):
+        raise LectureError(path, 1, "a lecture file's name is lower-case letters, digits and '-', ending .md")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise LectureError(path, 1, f"a lecture file is at most {MAX_FILE_BYTES} bytes")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise LectureError(path, 1, f"not UTF-8 text ({exc.reason})") from None
+    title, steps = parse(text, path)
+    check(steps, path, text)
+    return Lecture(name=name, title=title, path=str(path), steps=steps)
+
+
+def load_dirs(dirs: list[Path]) -> dict[str, Lecture]:
+    if not REGISTRY:
+        discover()
+    lectures: dict[str, Lecture] = {}
+    for directory in dirs:
+        if not directory.is_dir():
+            raise LectureError(directory, 0, "not a directory of lectures")
+        for path in sorted(directory.glob("*.md")):
+            lecture = load_file(path)
+            if lecture.name in lectures:
+                raise LectureError(path, 1, f"a lecture named {lecture.name!r} is already loaded from {lectures[lecture.name].path}")
+            lectures[lecture.name] = lecture
+    return lectures
+
+
+def configured_dirs() -> list[Path]:
+    extra = json.loads(os.environ.get(LECTURES_ENV, "[]"))
+    return [SHIPPED_DIR, *(Path(item) for item in extra)]
+
+
+@lru_cache(maxsize=1)
+def lectures() -> dict[str, Lecture]:
+    """The shipped lectures and those of ``--lectures`` directories, checked once per process."""
+    return load_dirs(configured_dirs())

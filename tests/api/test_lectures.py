@@ -1,0 +1,125 @@
+"""Lectures: the shipped files load with computed answers; each malformed case stops loading with
+its file, line and reason; the pages, twins and QR endpoint answer and refuse as documented."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from app.lectures import LectureError, load_dirs, lookup
+
+GOOD = """---
+title: Mine
+---
+## One
+/rotation?m=2&n=5&theta=0.5
+Some narration.
+Q: What is the offset?
+A: It is {offset}.
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "mine.md") -> Path:
+    directory = tmp_path / "lectures"
+    directory.mkdir(exist_ok=True)
+    (directory / name).write_text(text, encoding="utf-8")
+    return directory
+
+
+def test_shipped_lectures_meet_the_issue(client):
+    listed = client.get("/api/lectures").json()["lectures"]
+    assert {item["name"] for item in listed} == {"rope", "context", "families"}
+    for item in listed:
+        assert item["steps"] >= 12 and item["questions"] >= 4
+
+
+def test_answers_are_computed_from_the_twin(client):
+    steps = client.get("/api/lectures/rope").json()["steps"]
+    by_heading = {step["heading"]: step for step in steps}
+    # All θ = 0: every score equal; all θ = π: signs alternate with the gap (independent: q·k = c, (−1)^gap c).
+    zero = by_heading["Test your understanding: all θ = 0"]
+    pi = by_heading["Test your understanding: all θ = π"]
+    twin = client.get("/api/rope/scores", params={"content": "repeated", "seq_len": 16, "head_dim": 64, "theta_override": "none"}).json()
+    c = twin["content_dot"]
+    assert f"{c:.4g}, {c:.4g}, {c:.4g}" in zero["answer"]
+    assert f"{c:.4g}, {-c:.4g}, {c:.4g}" in pi["answer"]
+    rotation = by_heading["A rotation in the plane"]
+    assert "60 degrees" in rotation["answer"] and "gap 2" in rotation["answer"]  # 2 × 30°
+    norms = by_heading["Rotations keep lengths"]
+    assert "After rotation it is 1;" in norms["answer"]  # a rotation keeps the unit length
+    assert "Why does RoPE rotate q and k but leave v alone?" == by_heading["Why v is not rotated"]["question"]
+    for step in steps:
+        assert "{" not in (step["answer"] or "")
+
+
+def test_lookup_paths():
+    data = {"a": {"b": [10, [1.5, 2.5]]}, "x": 3}
+    assert lookup(data, "a.b.0") == 10 and lookup(data, "a.b.1.1") == 2.5 and lookup(data, "x") == 3
+    for bad in ("a.c", "a.b.2", "a.b", "x.0"):
+        with pytest.raises(KeyError):
+            lookup(data, bad)
+
+
+def test_a_good_directory_loads(tmp_path):
+    loaded = load_dirs([write(tmp_path, GOOD)])
+    step = loaded["mine"].steps[0]
+    assert step.view == "rotation" and step.answer == "It is 3." and step.narration == ["Some narration."]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "reason"),
+    [
+        ("title: x\n## One\n/rotation\n", 1, "front matter"),
+        ("---\ntitle: x\n## One\n", 1, "not closed"),
+        ("---\ntitle: x\n---\nstray text\n", 4, "before the first step"),
+        ("---\ntitle: x\n---\n## One\nrotation?m=2\n", 5, "relative URL"),
+        ("---\ntitle: x\n---\n## One\n/nowhere?m=2\n", 5, "unknown page '/nowhere'"),
+        ("---\ntitle: x\n---\n## One\n/rotation?colour=red\n", 5, "no parameter 'colour'"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=100000\n", 5, "refuses m"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=2\nQ: why?\nA: {no_such_field}\n", 7, "no single value at {no_such_field}"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=2\nQ: why?\nA: typed, not computed\n", 7, "computed"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=2\nQ: why?\n", 4, "no 'A:'"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=2\nA: {offset}\n", 6, "follows its step's 'Q:'"),
+    ],
+)
+def test_malformed_files_name_file_line_and_reason(tmp_path, text, line, reason):
+    directory = write(tmp_path, text)
+    with pytest.raises(LectureError) as caught:
+        load_dirs([directory])
+    assert caught.value.path.endswith("mine.md") and caught.value.line == line
+    assert reason in caught.value.reason
+
+
+def test_a_bad_lecture_stops_the_server_at_start(tmp_path):
+    directory = write(tmp_path, "---\ntitle: x\n---\n## One\n/rotation?colour=red\n")
+    done = subprocess.run([sys.executable, "-m", "app", "--port", "1", "--lectures", str(directory)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert f"{directory / 'mine.md'}:5: /rotation has no parameter 'colour'" in done.stderr
+
+
+def test_lecture_pages(client):
+    page = client.get("/lecture/rope", params={"step": 4})
+    assert page.status_code == 200
+    assert "step 4 of 14" in page.text and "embed=true" in page.text and "presenter=true" in page.text
+    assert "<svg" in page.text  # the QR code, drawn here
+    assert 'href="/lecture/rope?step=5&amp;presenter=true"' in page.text
+    assert 'href="/lecture/rope?step=3&amp;presenter=true"' in page.text
+    assert client.get("/lecture/rope", params={"step": 15}).status_code == 422
+    assert client.get("/lecture/rope", params={"step": 0}).status_code == 422
+    missing = client.get("/lecture/nope")
+    assert missing.status_code == 404 and "rope" in missing.text
+    listing = client.get("/lectures", params={"presenter": "true"}).text
+    assert 'href="/lecture/families?step=1&amp;presenter=true"' in listing
+
+
+@pytest.mark.parametrize("url", ["http://evil.example/x", "javascript:alert(1)", "/rotation", "http://h/rotation#x", "http://h/api/scores"])
+def test_qr_refuses_what_is_not_a_view_url(client, url):
+    response = client.get("/lecture-qr.svg", params={"url": url})
+    assert response.status_code == 422 and "url" in response.text
+
+
+def test_qr_of_a_view_url(client):
+    response = client.get("/lecture-qr.svg", params={"url": "http://192.168.1.20:8000/rotation?m=2&n=5"})
+    assert response.status_code == 200 and response.headers["content-type"].startswith("image/svg+xml")
+    assert client.get("/lecture-qr.svg", params={"url": "http://h/rotation?" + "m=2&" * 400}).status_code == 422
