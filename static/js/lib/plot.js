@@ -368,6 +368,9 @@ function axisName(ref, letter) {
   return `${letter}axis${ref.slice(1)}`;
 }
 
+// The invisible traces standing in for image heatmaps (their points follow the image's extent).
+const CARRIERS = new WeakSet();
+
 /**
  * Replace a heatmap trace by an image of its cells and an invisible carrier trace that holds the
  * axes' categories and the colour bar.  Returns {carrier, image, entry} (entry: for hover/tests).
@@ -454,6 +457,7 @@ function imageHeatmap(trace, layout, forExport = false) {
         }
       : { size: 1, opacity: 0, color: "#000" },
   };
+  CARRIERS.add(carrier);
   const entry = {
     z,
     x: trace.x ? [...trace.x] : xs.centres,
@@ -1243,7 +1247,12 @@ function planUpdate(el, figure, frame) {
     }
   }
   const imagesChanged = JSON.stringify(figure.layout.images || []) !== JSON.stringify(previous.layout.images || []);
-  if (figure.heatmaps.length) return { kind: "relayout", update: { ...axes, ...(imagesChanged ? { images: figure.layout.images } : {}) } };
+  if (figure.heatmaps.length) {
+    // The image swap redraws nothing else: it is right only while every other trace keeps its points.
+    const moved = figure.traces.some((trace, i) => !CARRIERS.has(trace) && ANIMATABLE.some((path) => JSON.stringify(read(trace, path)) !== JSON.stringify(read(previous.traces[i], path))));
+    if (moved) return { kind: "react" };
+    return { kind: "relayout", update: { ...axes, ...(imagesChanged ? { images: figure.layout.images } : {}) } };
+  }
   if (imagesChanged) return { kind: "react" };
   const indices = [];
   const data = [];
