@@ -660,7 +660,9 @@ function niceTicks(lo, hi) {
 }
 
 function tickLabel(value, step) {
-  const digits = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  // As many decimals as the step has (a step of 2.5 labels −2.5, not −3).
+  let digits = 0;
+  while (digits < 10 && Math.abs(Math.round(step * 10 ** digits) - step * 10 ** digits) > 1e-6) digits++;
   const magnitude = Math.abs(value);
   const text = magnitude !== 0 && (magnitude >= 1e5 || magnitude < 1e-3) ? value.toExponential(1) : value.toFixed(Math.min(digits, 10));
   return text.replace(/^-/, "−");
@@ -1045,7 +1047,13 @@ function compose(el, traces, pageLayout, forExport = false) {
   if (images.length) layout.images = [...(layout.images || []), ...images];
   // Room on the right for a colour bar beside the plot (drawn by Plotly in exports, as HTML on screen).
   if (heatmaps.some((entry) => entry.colourBar && entry.colourBar.x >= 1) && !(pageLayout?.margin?.r > 0)) {
-    layout.margin = { ...layout.margin, r: Math.round(fontSize() * 6 + 10) };
+    // as wide as the longest tick label needs (about 0.62 em a digit, 2.2 em for the bar and gaps)
+    const chars = Math.max(...heatmaps.filter((entry) => entry.colourBar).map((entry) => {
+      const ticks = niceTicks(entry.colour.zmin, entry.colour.zmax);
+      const step = ticks.length > 1 ? ticks[1] - ticks[0] : 1;
+      return Math.max(...ticks.map((value) => tickLabel(value, step).length));
+    }));
+    layout.margin = { ...layout.margin, r: Math.round(fontSize() * Math.max(6, 0.62 * chars + 2.2) + 10) };
   }
   for (const [key, value] of Object.entries(layout)) {
     if (/^[xy]axis\d*$/.test(key) && value && typeof value === "object") {
