@@ -797,16 +797,34 @@ function showChrome(el, title, items) {
 // ---- composing and drawing ------------------------------------------------------------------------
 
 /** Axes of the layout with type "log": one label per power of ten when they span several. */
+// Ticks at 1, 2 and 5 of each decade from lo to hi, labelled with their full values.
+function oneTwoFive(lo, hi) {
+  const tickvals = [];
+  for (let k = Math.floor(Math.log10(lo)); k <= Math.ceil(Math.log10(hi)); k++) {
+    for (const m of [1, 2, 5]) {
+      const value = Number((m * 10 ** k).toPrecision(1));
+      if (value >= lo * (1 - 1e-9) && value <= hi * (1 + 1e-9)) tickvals.push(value);
+    }
+  }
+  // Under two such values in the range: Plotly's own ticks (they write full values there).
+  if (tickvals.length < 2) return {};
+  const ticktext = tickvals.map((value) => (value >= 1e4 ? value.toLocaleString("en-US") : String(value)));
+  return { tickmode: "array", tickvals, ticktext };
+}
+
 function tidyLogAxes(layout, traces) {
   for (const [key, axisLayout] of Object.entries(layout)) {
     if (!/^[xy]axis\d*$/.test(key) || !axisLayout || axisLayout.type !== "log" || axisLayout.dtick !== undefined) continue;
     let decades = null;
-    if (Array.isArray(axisLayout.range)) decades = Math.abs(axisLayout.range[1] - axisLayout.range[0]);
-    else {
+    let lo = Infinity;
+    let hi = -Infinity;
+    if (Array.isArray(axisLayout.range)) {
+      decades = Math.abs(axisLayout.range[1] - axisLayout.range[0]);
+      lo = 10 ** Math.min(...axisLayout.range);
+      hi = 10 ** Math.max(...axisLayout.range);
+    } else {
       const letter = key[0];
       const ref = key.length > 5 ? `${letter}${key.slice(5)}` : letter;
-      let lo = Infinity;
-      let hi = -Infinity;
       for (const trace of traces) {
         if ((trace[`${letter}axis`] || letter) !== ref) continue;
         for (const v of trace[letter] || []) {
@@ -819,8 +837,9 @@ function tidyLogAxes(layout, traces) {
       if (lo < hi) decades = Math.log10(hi / lo);
     }
     // Several decades: one label per power of ten (or per few); fewer: 1, 2 and 5 of each
-    // decade, never all nine digits.
-    if (decades !== null) axisLayout.dtick = decades >= 2.5 ? (decades > 12 ? Math.ceil(decades / 8) : 1) : "D2";
+    // decade written in full (0.5, 0.2; Plotly's "D2" would write the bare digits 5 and 2).
+    if (decades !== null && decades >= 2.5) axisLayout.dtick = decades > 12 ? Math.ceil(decades / 8) : 1;
+    else if (decades !== null && axisLayout.tickvals === undefined) Object.assign(axisLayout, oneTwoFive(lo, hi));
     if (!axisLayout.exponentformat) axisLayout.exponentformat = "power";
   }
 }
