@@ -75,10 +75,15 @@ FIGURE_PROBLEMS_JS = r"""() => {
     for (const [key, axis] of Object.entries(gd._fullLayout || {})) {
       if (!/^[xy]axis\d*$/.test(key) || !axis || axis.type !== 'log') continue;
       for (const tick of gd.querySelectorAll(`g.${axis._id}tick text`)) {
-        const d = tick.__data__; const text = tick.textContent.replace(/−/g, '-');
+        const d = tick.__data__; const text = tick.textContent.replace(/−/g, '-').replace(/,/g, '');
         if (!d || !text) continue;
         const value = Math.pow(10, d.x);
-        if (Math.abs(Number(text) - value) > 1e-9 * Math.abs(value) && !(Number.isFinite(Number(text.replace(/,/g,''))) && Math.abs(Number(text.replace(/,/g,'')) - value) <= 1e-9*Math.abs(value))) logs.push(`${gd.id} ${axis._id}: "${tick.textContent}" for ${value}`);
+        // 10 with an exponent (Plotly writes the exponent between zero-width spaces), or a number
+        // perhaps with an SI suffix (20k, 2M)
+        const power = text.match(/^10\u200b(-?\d+)\u200b$/);
+        const suffix = {k: 1e3, M: 1e6}[text.slice(-1)] || 1;
+        const shown = power ? 10 ** Number(power[1]) : Number(suffix === 1 ? text : text.slice(0, -1)) * suffix;
+        if (!(Math.abs(shown - value) <= 1e-9 * Math.abs(value))) logs.push(`${gd.id} ${axis._id}: "${tick.textContent}" for ${value}`);
       }
     }
     for (const node of gd.querySelectorAll('*')) {

@@ -808,7 +808,9 @@ function oneTwoFive(lo, hi) {
   }
   // Under two such values in the range: Plotly's own ticks (they write full values there).
   if (tickvals.length < 2) return {};
-  const ticktext = tickvals.map((value) => (value >= 1e4 ? value.toLocaleString("en-US") : String(value)));
+  // Large values short, with an SI suffix (20k, 2M): long labels at these spacings run into each other.
+  const short = (value) => (value >= 1e6 ? `${value / 1e6}M` : value >= 1e4 ? `${value / 1e3}k` : String(value));
+  const ticktext = tickvals.map(short);
   return { tickmode: "array", tickvals, ticktext };
 }
 
