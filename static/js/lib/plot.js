@@ -946,7 +946,6 @@ function showLabels(el, labels) {
     node.style.background = label.background || "";
   });
   keepInside(layer, labels);
-  leaveOutCovered(layer);
 }
 
 // A level label that would run past the plot's left or right edge (a note centred on a narrow band)
@@ -959,50 +958,6 @@ function keepInside(layer, labels) {
     const shift = box.width > bounds.width ? 0 : Math.min(0, bounds.right - box.right) + Math.max(0, bounds.left - box.left);
     if (shift) node.style.transform += ` translateX(${shift.toFixed(1)}px)`;
   });
-}
-
-// The corners of a label as drawn (its box through its CSS transform, rotation included).
-function labelCorners(node) {
-  const w = node.offsetWidth;
-  const h = node.offsetHeight;
-  const style = getComputedStyle(node);
-  const matrix = new DOMMatrix(style.transform === "none" ? undefined : style.transform);
-  const [ox, oy] = style.transformOrigin.split(" ").map(parseFloat);
-  return [[0, 0], [w, 0], [w, h], [0, h]].map(([x, y]) => {
-    const point = matrix.transformPoint(new DOMPoint(x - ox, y - oy));
-    return [point.x + ox, point.y + oy];
-  });
-}
-
-// Two convex polygons overlap unless some edge's normal separates them.
-function cover(a, b) {
-  for (const poly of [a, b]) {
-    for (let i = 0; i < poly.length; i++) {
-      const [x1, y1] = poly[i];
-      const [x2, y2] = poly[(i + 1) % poly.length];
-      const nx = y1 - y2;
-      const ny = x2 - x1;
-      const length = Math.hypot(nx, ny) || 1;
-      const project = (points) => points.map(([x, y]) => (x * nx + y * ny) / length);
-      const pa = project(a);
-      const pb = project(b);
-      if (Math.max(...pa) <= Math.min(...pb) || Math.max(...pb) <= Math.min(...pa)) return false;
-    }
-  }
-  return true;
-}
-
-// Labels that would cover one another (marks close together on a narrow plot): the first keeps
-// its place and a later one is left out; its mark stays, and the readouts carry its value.
-function leaveOutCovered(layer) {
-  const shown = [];
-  for (const node of layer.children) {
-    node.style.visibility = "";
-    if (node.hidden) continue;
-    const corners = labelCorners(node);
-    if (shown.some((other) => cover(corners, other))) node.style.visibility = "hidden";
-    else shown.push(corners);
-  }
 }
 
 // What Plotly gets of a line or bar trace on screen: everything but its name and hover texts,
