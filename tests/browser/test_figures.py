@@ -127,3 +127,17 @@ def test_log_axis_ticks_show_their_full_values(problems_by_page):
 
 def test_no_word_in_a_figure_is_hidden(problems_by_page):
     assert {name: p["hidden"] for name, p in problems_by_page.items() if p["hidden"]} == {}
+
+
+def test_a_narrow_colour_range_is_said_in_words(page, base_url):
+    """/mrope's M-RoPE scores span under 1 % of their size: the title says by how little they differ."""
+    twin = page.request.get(f"{base_url}/api/rope/mrope").json()
+    flat = [v for row in twin["grid_scores"] for v in row]
+    lo, hi = min(flat), max(flat)
+    percent = 100 * (hi - lo) / max(abs(lo), abs(hi))
+    assert percent < 1
+    page.goto(f"{base_url}/mrope")
+    page.locator("#plot-scores").scroll_into_view_if_needed()
+    page.wait_for_function("() => document.getElementById('plot-scores')._shown")
+    title = page.locator("#plot-scores-title").inner_text()
+    assert f"M-RoPE's scores differ by only {float(f'{percent:.2g}')} %" in title
