@@ -141,3 +141,22 @@ def test_a_narrow_colour_range_is_said_in_words(page, base_url):
     page.wait_for_function("() => document.getElementById('plot-scores')._shown")
     title = page.locator("#plot-scores-title").inner_text()
     assert f"M-RoPE's scores differ by only {float(f'{percent:.2g}')} %" in title
+
+
+def test_the_learned_similarity_spans_its_rows_on_a_stated_clipped_scale(page, base_url):
+    """/absolute's learned P·Pᵀ: the y axis ends at the table's last row and the colours stop at the
+    99.5th percentile of |value| (cell (0, 0) would otherwise take the whole ramp), as the title says."""
+    twin = page.request.get(f"{base_url}/api/absolute").json()
+    rows = twin["learned_rows"]
+    values = sorted(abs(v) for row in twin["learned_similarity"] for v in row)
+    limit = values[min(len(values) - 1, int(0.995 * len(values)))]
+    assert limit < values[-1]
+    page.goto(f"{base_url}/absolute")
+    page.locator("#plot-similarity").scroll_into_view_if_needed()
+    page.wait_for_function("() => document.getElementById('plot-similarity')._shown")
+    drawn = page.evaluate("""() => { const gd = document.getElementById('plot-similarity');
+        const entry = gd._heatmaps[1];
+        return {range: gd._fullLayout.yaxis2.range, zmin: entry.colour.zmin, zmax: entry.colour.zmax}; }""")
+    assert sorted(drawn["range"]) == [-0.5, rows - 0.5]
+    assert drawn["zmax"] == limit and drawn["zmin"] == -limit
+    assert "99.5th percentile" in page.locator("#plot-similarity-title").inner_text()
