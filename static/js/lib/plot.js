@@ -368,6 +368,9 @@ function axisName(ref, letter) {
   return `${letter}axis${ref.slice(1)}`;
 }
 
+// The invisible traces standing in for image heatmaps (their points follow the image's extent).
+const CARRIERS = new WeakSet();
+
 /**
  * Replace a heatmap trace by an image of its cells and an invisible carrier trace that holds the
  * axes' categories and the colour bar.  Returns {carrier, image, entry} (entry: for hover/tests).
@@ -454,6 +457,7 @@ function imageHeatmap(trace, layout, forExport = false) {
         }
       : { size: 1, opacity: 0, color: "#000" },
   };
+  CARRIERS.add(carrier);
   const entry = {
     z,
     x: trace.x ? [...trace.x] : xs.centres,
@@ -656,7 +660,9 @@ function niceTicks(lo, hi) {
 }
 
 function tickLabel(value, step) {
-  const digits = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+  // As many decimals as the step has (a step of 2.5 labels −2.5, not −3).
+  let digits = 0;
+  while (digits < 10 && Math.abs(Math.round(step * 10 ** digits) - step * 10 ** digits) > 1e-6) digits++;
   const magnitude = Math.abs(value);
   const text = magnitude !== 0 && (magnitude >= 1e5 || magnitude < 1e-3) ? value.toExponential(1) : value.toFixed(Math.min(digits, 10));
   return text.replace(/^-/, "−");
@@ -791,16 +797,36 @@ function showChrome(el, title, items) {
 // ---- composing and drawing ------------------------------------------------------------------------
 
 /** Axes of the layout with type "log": one label per power of ten when they span several. */
+// Ticks at 1, 2 and 5 of each decade from lo to hi, labelled with their full values.
+function oneTwoFive(lo, hi) {
+  const tickvals = [];
+  for (let k = Math.floor(Math.log10(lo)); k <= Math.ceil(Math.log10(hi)); k++) {
+    for (const m of [1, 2, 5]) {
+      const value = Number((m * 10 ** k).toPrecision(1));
+      if (value >= lo * (1 - 1e-9) && value <= hi * (1 + 1e-9)) tickvals.push(value);
+    }
+  }
+  // Under two such values in the range: Plotly's own ticks (they write full values there).
+  if (tickvals.length < 2) return {};
+  // Large values short, with an SI suffix (20k, 2M): long labels at these spacings run into each other.
+  const short = (value) => (value >= 1e6 ? `${value / 1e6}M` : value >= 1e4 ? `${value / 1e3}k` : String(value));
+  const ticktext = tickvals.map(short);
+  return { tickmode: "array", tickvals, ticktext };
+}
+
 function tidyLogAxes(layout, traces) {
   for (const [key, axisLayout] of Object.entries(layout)) {
     if (!/^[xy]axis\d*$/.test(key) || !axisLayout || axisLayout.type !== "log" || axisLayout.dtick !== undefined) continue;
     let decades = null;
-    if (Array.isArray(axisLayout.range)) decades = Math.abs(axisLayout.range[1] - axisLayout.range[0]);
-    else {
+    let lo = Infinity;
+    let hi = -Infinity;
+    if (Array.isArray(axisLayout.range)) {
+      decades = Math.abs(axisLayout.range[1] - axisLayout.range[0]);
+      lo = 10 ** Math.min(...axisLayout.range);
+      hi = 10 ** Math.max(...axisLayout.range);
+    } else {
       const letter = key[0];
       const ref = key.length > 5 ? `${letter}${key.slice(5)}` : letter;
-      let lo = Infinity;
-      let hi = -Infinity;
       for (const trace of traces) {
         if ((trace[`${letter}axis`] || letter) !== ref) continue;
         for (const v of trace[letter] || []) {
@@ -813,8 +839,9 @@ function tidyLogAxes(layout, traces) {
       if (lo < hi) decades = Math.log10(hi / lo);
     }
     // Several decades: one label per power of ten (or per few); fewer: 1, 2 and 5 of each
-    // decade, never all nine digits.
-    if (decades !== null) axisLayout.dtick = decades >= 2.5 ? (decades > 12 ? Math.ceil(decades / 8) : 1) : "D2";
+    // decade written in full (0.5, 0.2; Plotly's "D2" would write the bare digits 5 and 2).
+    if (decades !== null && decades >= 2.5) axisLayout.dtick = decades > 12 ? Math.ceil(decades / 8) : 1;
+    else if (decades !== null && axisLayout.tickvals === undefined) Object.assign(axisLayout, oneTwoFive(lo, hi));
     if (!axisLayout.exponentformat) axisLayout.exponentformat = "power";
   }
 }
@@ -919,7 +946,6 @@ function showLabels(el, labels) {
     node.style.background = label.background || "";
   });
   keepInside(layer, labels);
-  leaveOutCovered(layer);
 }
 
 // A level label that would run past the plot's left or right edge (a note centred on a narrow band)
@@ -932,50 +958,6 @@ function keepInside(layer, labels) {
     const shift = box.width > bounds.width ? 0 : Math.min(0, bounds.right - box.right) + Math.max(0, bounds.left - box.left);
     if (shift) node.style.transform += ` translateX(${shift.toFixed(1)}px)`;
   });
-}
-
-// The corners of a label as drawn (its box through its CSS transform, rotation included).
-function labelCorners(node) {
-  const w = node.offsetWidth;
-  const h = node.offsetHeight;
-  const style = getComputedStyle(node);
-  const matrix = new DOMMatrix(style.transform === "none" ? undefined : style.transform);
-  const [ox, oy] = style.transformOrigin.split(" ").map(parseFloat);
-  return [[0, 0], [w, 0], [w, h], [0, h]].map(([x, y]) => {
-    const point = matrix.transformPoint(new DOMPoint(x - ox, y - oy));
-    return [point.x + ox, point.y + oy];
-  });
-}
-
-// Two convex polygons overlap unless some edge's normal separates them.
-function cover(a, b) {
-  for (const poly of [a, b]) {
-    for (let i = 0; i < poly.length; i++) {
-      const [x1, y1] = poly[i];
-      const [x2, y2] = poly[(i + 1) % poly.length];
-      const nx = y1 - y2;
-      const ny = x2 - x1;
-      const length = Math.hypot(nx, ny) || 1;
-      const project = (points) => points.map(([x, y]) => (x * nx + y * ny) / length);
-      const pa = project(a);
-      const pb = project(b);
-      if (Math.max(...pa) <= Math.min(...pb) || Math.max(...pb) <= Math.min(...pa)) return false;
-    }
-  }
-  return true;
-}
-
-// Labels that would cover one another (marks close together on a narrow plot): the first keeps
-// its place and a later one is left out; its mark stays, and the readouts carry its value.
-function leaveOutCovered(layer) {
-  const shown = [];
-  for (const node of layer.children) {
-    node.style.visibility = "";
-    if (node.hidden) continue;
-    const corners = labelCorners(node);
-    if (shown.some((other) => cover(corners, other))) node.style.visibility = "hidden";
-    else shown.push(corners);
-  }
 }
 
 // What Plotly gets of a line or bar trace on screen: everything but its name and hover texts,
@@ -1041,7 +1023,13 @@ function compose(el, traces, pageLayout, forExport = false) {
   if (images.length) layout.images = [...(layout.images || []), ...images];
   // Room on the right for a colour bar beside the plot (drawn by Plotly in exports, as HTML on screen).
   if (heatmaps.some((entry) => entry.colourBar && entry.colourBar.x >= 1) && !(pageLayout?.margin?.r > 0)) {
-    layout.margin = { ...layout.margin, r: Math.round(fontSize() * 6 + 10) };
+    // as wide as the longest tick label needs (about 0.62 em a digit, 2.2 em for the bar and gaps)
+    const chars = Math.max(...heatmaps.filter((entry) => entry.colourBar).map((entry) => {
+      const ticks = niceTicks(entry.colour.zmin, entry.colour.zmax);
+      const step = ticks.length > 1 ? ticks[1] - ticks[0] : 1;
+      return Math.max(...ticks.map((value) => tickLabel(value, step).length));
+    }));
+    layout.margin = { ...layout.margin, r: Math.round(fontSize() * Math.max(6, 0.62 * chars + 2.2) + 10) };
   }
   for (const [key, value] of Object.entries(layout)) {
     if (/^[xy]axis\d*$/.test(key) && value && typeof value === "object") {
@@ -1243,7 +1231,12 @@ function planUpdate(el, figure, frame) {
     }
   }
   const imagesChanged = JSON.stringify(figure.layout.images || []) !== JSON.stringify(previous.layout.images || []);
-  if (figure.heatmaps.length) return { kind: "relayout", update: { ...axes, ...(imagesChanged ? { images: figure.layout.images } : {}) } };
+  if (figure.heatmaps.length) {
+    // The image swap redraws nothing else: it is right only while every other trace keeps its points.
+    const moved = figure.traces.some((trace, i) => !CARRIERS.has(trace) && ANIMATABLE.some((path) => JSON.stringify(read(trace, path)) !== JSON.stringify(read(previous.traces[i], path))));
+    if (moved) return { kind: "react" };
+    return { kind: "relayout", update: { ...axes, ...(imagesChanged ? { images: figure.layout.images } : {}) } };
+  }
   if (imagesChanged) return { kind: "react" };
   const indices = [];
   const data = [];

@@ -4,6 +4,13 @@ import { startPage } from "../lib/page.js";
 import { COLORS, DIVERGING, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 
+// The 99.5th percentile of |value|: the colour limit of a matrix one cell dominates (the learned
+// P·Pᵀ's (0, 0): position 0's row is far longer than the others); hover shows every value.
+function clipLimit(rows) {
+  const values = rows.flatMap((row) => Array.from(row, (v) => Math.abs(v ?? 0))).sort((a, b) => a - b);
+  return values.length ? values[Math.min(values.length - 1, Math.floor(0.995 * values.length))] : 1;
+}
+
 function heat(z, extra = {}) {
   return { type: "heatmap", z: z.map((row) => [...row]), colorscale: DIVERGING, ...extra };
 }
@@ -35,6 +42,10 @@ startPage({
     // Each panel has its own colour bar: side by side only where both fit with their labels.
     const grid = panelGrid("plot-similarity", 2, 0.2, 460);
     const stacked = grid.stacked;
+    const largest = Math.max(0, ...data.learned_similarity.flatMap((row) => Array.from(row, Math.abs)));
+    const limit = clipLimit(data.learned_similarity);
+    const clipped = limit > 0 && limit < largest;
+    const lacking = data.missing_positions ? `; positions ${data.learned_rows}–${data.seq_len - 1} have no learned row` : "";
     draw(
       "plot-similarity",
       [
@@ -52,17 +63,20 @@ startPage({
           xaxis: "x2",
           yaxis: "y2",
           colorbar: stacked ? { title: { text: "P·P" }, x: 1.0, y: 0.22, len: 0.44 } : { title: { text: "P·P" }, x: 1.0, len: 0.9 },
+          ...(clipped ? { zmin: -limit, zmax: limit, zauto: false } : {}),
           hovertemplate: "p %{y}, q %{x}<br>P(p)·P(q) = %{z:.3e}<extra></extra>",
         }),
       ],
       {
         title: {
-          text: `PE·PE<sup>⊤</sup> of the sinusoid (${stacked ? "top" : "left"}: constant diagonals) and P·P<sup>⊤</sup> of the learned table (${stacked ? "bottom" : "right"})`,
+          text: `PE·PE<sup>⊤</sup> of the sinusoid (${stacked ? "top" : "left"}: constant diagonals) and P·P<sup>⊤</sup> of the learned table (${stacked ? "bottom" : "right"}` +
+            (clipped ? `; its colours stop at ±${fmt(limit, 3)}, the 99.5th percentile of |value| (largest ${fmt(largest, 3)})` : "") + `${lacking})`,
         },
         xaxis: axis("position q", { domain: stacked ? grid.x[0] : [0, 0.36], anchor: "y" }),
         yaxis: axis("position p", { autorange: "reversed", domain: grid.y[0], anchor: "x" }),
-        xaxis2: axis("position q", { domain: stacked ? grid.x[1] : [0.56, 0.92], range: [-0.5, data.seq_len - 0.5], anchor: "y2" }),
-        yaxis2: axis("position p", { autorange: false, range: [data.seq_len - 0.5, -0.5], anchor: "x2", domain: grid.y[1] }),
+        // the table's own rows (the title names the positions it lacks)
+        xaxis2: axis("position q", { domain: stacked ? grid.x[1] : [0.56, 0.92], anchor: "y2" }),
+        yaxis2: axis("position p", { autorange: "reversed", anchor: "x2", domain: grid.y[1] }),
       },
     );
 

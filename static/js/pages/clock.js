@@ -195,7 +195,21 @@ function slowReadout(hands, context) {
 
 // ---- the aliasing view --------------------------------------------------------------------------
 
-function aliasTraces(hand, positions, axes, highlight, title) {
+// Which positions get a number beside their dot: the marked ones first, then in order, each only
+// if its label would sit at least `room` (in the dial's units) from every label already chosen.
+// Crowded dots go unlabelled on purpose (the title says so; hovering a dot names it).
+function labelledPositions(hand, positions, highlight, room) {
+  const chosen = [];
+  const at = (i) => [Math.cos(hand.angles[i]), Math.sin(hand.angles[i])];
+  const order = [...positions.keys()].sort((a, b) => Number(!highlight.includes(positions[a])) - Number(!highlight.includes(positions[b])) || a - b);
+  for (const i of order) {
+    const [x, y] = at(i);
+    if (chosen.every((j) => Math.hypot(x - at(j)[0], y - at(j)[1]) * 1.2 >= room)) chosen.push(i);
+  }
+  return new Set(chosen);
+}
+
+function aliasTraces(hand, positions, axes, highlight, title, room) {
   const ring = { x: [], y: [] };
   for (let i = 0; i <= 96; i += 1) {
     const t = (TWO_PI * i) / 96;
@@ -205,6 +219,7 @@ function aliasTraces(hand, positions, axes, highlight, title) {
   const dots = { x: [], y: [], text: [], color: [], size: [] };
   const labels = { x: [], y: [], text: [] };
   const spokes = { x: [], y: [] };
+  const labelled = labelledPositions(hand, positions, highlight, room);
   positions.forEach((p, i) => {
     const a = hand.angles[i];
     const marked = highlight.includes(p);
@@ -213,12 +228,11 @@ function aliasTraces(hand, positions, axes, highlight, title) {
     dots.text.push(`position ${p}<br>angle ${approx(a, 6)} rad (${approx((a * 180) / Math.PI, 5)}°)`);
     dots.color.push(marked ? COLORS[1] : COLORS[0]);
     dots.size.push(lineWidth(marked ? 6 : 4) * 2);
-    // Stagger the labels of crowded points outwards so they stay readable.
-    const crowded = Math.abs(hand.step) < 0.25 || positions.length > 24;
-    const r = 1.16 + (crowded ? 0.13 * (i % 3) : 0);
-    labels.x.push(r * Math.cos(a));
-    labels.y.push(r * Math.sin(a));
-    labels.text.push(String(p));
+    if (labelled.has(i)) {
+      labels.x.push(1.2 * Math.cos(a));
+      labels.y.push(1.2 * Math.sin(a));
+      labels.text.push(String(p));
+    }
     if (marked) {
       spokes.x.push(0, Math.cos(a), null);
       spokes.y.push(0, Math.sin(a), null);
@@ -266,6 +280,11 @@ function drawAlias(data) {
     ...(anchor ? { scaleanchor: anchor } : {}),
   });
   const grid = panelGrid("plot-alias", 2, 0.14);
+  // A label needs about two digits' width (and a line's height) of clear space: in the dial's units,
+  // where the panel's smaller side spans the axis range of 3.2.
+  const el = document.getElementById("plot-alias");
+  const side = Math.min(el.clientWidth * (grid.x[0][1] - grid.x[0][0]), el.clientHeight * (grid.y[0][1] - grid.y[0][0])) - 20;
+  const room = (sized(13, 23) * 1.9 * 3.2) / Math.max(side, 100);
   const labels = [
     `fast hand θ ${equals(fast.theta, 6)} (period ${approx(fast.period, 4)})`,
     `slow hand θ ${equals(slow.theta, 6)} (period ${approx(slow.period, 4)})`,
@@ -273,11 +292,11 @@ function drawAlias(data) {
   draw(
     "plot-alias",
     [
-      ...aliasTraces(fast, positions, ["x", "y"], highlight, "fast hand"),
-      ...aliasTraces(slow, positions, ["x2", "y2"], highlight, "slow hand"),
+      ...aliasTraces(fast, positions, ["x", "y"], highlight, "fast hand", room),
+      ...aliasTraces(slow, positions, ["x2", "y2"], highlight, "slow hand", room),
     ],
     {
-      title: { text: `Positions 0 … ${data.alias.count - 1} on two hands (orange: positions 0 and ${partner})` },
+      title: { text: `Positions 0 … ${data.alias.count - 1} on two hands (orange: positions 0 and ${partner}; a dot too close to a numbered one goes unnumbered, hover it)` },
       ...squarePanels(grid, square, labels),
       margin: { t: 10, l: 10, r: 10, b: 50 },
     },

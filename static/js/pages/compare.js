@@ -139,8 +139,10 @@ function drawHeatmaps(data) {
     const suffix = i === 0 ? "" : String(i + 1);
     const row = Math.floor(i / cols);
     const col = i % cols;
+    // Each matrix has its own colour bar (its numbers) at its right, inside its column.
+    const bar = sized(70, 104) / el.clientWidth;
     const x0 = col / cols + 0.02;
-    const x1 = (col + 1) / cols - 0.02;
+    const x1 = (col + 1) / cols - 0.01 - bar;
     const y1 = 1 - row * rowShare - label / (height - 20);
     const y0 = Math.max(0, y1 - rowShare + label / (height - 20) + 0.01);
     traces.push({
@@ -151,17 +153,19 @@ function drawHeatmaps(data) {
       xaxis: `x${suffix}`,
       yaxis: `y${suffix}`,
       colorscale: DIVERGING,
-      showscale: false,
+      // as tall as the square the matrix is drawn in (the narrower of its two domains)
+      colorbar: { x: x1 + 0.005, xanchor: "left", y: (y0 + y1) / 2, len: Math.min((x1 - x0) * (el.clientWidth - 20), (y1 - y0) * (height - 20)) / (height - 20) },
       hoverongaps: false,
       hovertemplate: `${titles[family]}<br>query %{y}, key %{x}<br>%{z:.5g}<extra></extra>`,
     });
     layout[`xaxis${suffix}`] = axis("", { domain: [x0, x1], anchor: `y${suffix}`, showticklabels: false });
     layout[`yaxis${suffix}`] = axis("", { domain: [y0, y1], anchor: `x${suffix}`, autorange: "reversed", showticklabels: false, scaleanchor: `x${suffix}`, constrain: "domain" });
     layout.annotations.push({
-      text: `${titles[family]} (${lo === hi ? `all ${approx(lo)}` : `${approx(lo)} … ${approx(hi)}`})`,
+      // The range is on the colour bar; a constant matrix says its one value.
+      text: lo === hi ? `${titles[family]}: all ${approx(lo)}` : titles[family],
       xref: "paper",
       yref: "paper",
-      x: (x0 + x1) / 2,
+      x: (col + 0.5) / cols,
       y: y1 + 0.01,
       xanchor: "center",
       yanchor: "bottom",

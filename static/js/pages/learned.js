@@ -30,13 +30,15 @@ function drawTable(data) {
         zmax: limit,
         zauto: false,
         colorscale: DIVERGING,
-        colorbar: { title: { text: limit < largest ? `value (colours stop at ±${fmt(limit, 3)})` : "value" } },
+        colorbar: { title: { text: "value" } },
         hovertemplate: "position %{y}<br>column %{x}<br>%{z:.7g}<extra></extra>",
       },
     ],
     {
       title: {
-        text: `${data.info.title}, as stored: positions ${data.first_position}–${data.last_position} × columns ${data.first_column}–${data.last_column}`,
+        // A clipped scale says so in the title (the colour bar has room for its numbers only).
+        text: `${data.info.title}, as stored: positions ${data.first_position}–${data.last_position} × columns ${data.first_column}–${data.last_column}` +
+          (limit < largest ? `; colours stop at ±${fmt(limit, 3)}, the 99.5th percentile of |value| (largest ${fmt(largest, 3)})` : ""),
       },
       xaxis: axis("column"),
       yaxis: axis("position p", { autorange: "reversed" }),

@@ -124,6 +124,12 @@ function drawScores(data) {
   };
   const [lo, hi] = range(data.grid_scores);
   const [lo1, hi1] = range(data.grid_scores_1d);
+  // A spread under 1 % of the scores' size painted with the whole ramp looks as varied as a wide
+  // one: the title says how narrow it is.
+  const narrow = (a, b) => b - a < 0.01 * Math.max(Math.abs(a), Math.abs(b));
+  const spread = (a, b) => `${fmt((100 * (b - a)) / Math.max(Math.abs(a), Math.abs(b)), 2)} %`;
+  const notes = [[lo, hi, "M-RoPE"], [lo1, hi1, "1-D RoPE"]].filter(([a, b]) => narrow(a, b)).map(([a, b, name]) =>
+    `${name}'s scores differ by only ${spread(a, b)} of their size (${fmt(a, 6)} … ${fmt(b, 6)}): its full colour ramp magnifies that`);
   draw(
     "plot-scores",
     [
@@ -131,8 +137,8 @@ function drawScores(data) {
       heat(data.grid_scores_1d, { xaxis: "x2", yaxis: "y2" }, "1-D RoPE", grid.stacked ? { x: 1.0, y: 0.22, len: 0.44 } : { x: 1.0, len: 0.9 }),
     ],
     {
-      title: { text: `Score from the query patch q to every patch (all-ones q and k), each panel on its own scale` },
-      xaxis: axis(`M-RoPE: ${fmt(lo)} … ${fmt(hi)}`, { domain: grid.stacked ? grid.x[0] : [0, 0.36], dtick: 1, anchor: "y" }),
+      title: { text: `Score from the query patch q to every patch (all-ones q and k), each panel on its own scale${notes.length ? `; ${notes.join("; ")}` : ""}` },
+      xaxis: axis(`M-RoPE: ${fmt(lo, 6)} … ${fmt(hi, 6)}`, { domain: grid.stacked ? grid.x[0] : [0, 0.36], dtick: 1, anchor: "y" }),
       yaxis: axis("row", { autorange: "reversed", dtick: 1, domain: grid.y[0], anchor: "x" }),
       xaxis2: axis(`1-D RoPE in reading order: ${fmt(lo1)} … ${fmt(hi1)}`, { domain: grid.stacked ? grid.x[1] : [0.58, 0.94], dtick: 1, anchor: "y2" }),
       yaxis2: axis(grid.stacked ? "row" : "", { autorange: "reversed", anchor: "x2", dtick: 1, domain: grid.y[1] }),

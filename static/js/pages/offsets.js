@@ -135,8 +135,20 @@ startPage({
       y1: 1,
       line: { color: "#555", width: 1, dash: "dot" },
     }));
-    // The marks' offsets, written above the plot (the first return is also a readout below).
-    const annotations = marks.slice(0, 6).map((mark) => ({
+    const first = x.find((value) => value > 0) ?? 1;
+    const last = x[x.length - 1];
+    const xRange = data.spacing === "log" ? [Math.log10(first), Math.log10(last)] : [0, last];
+    // The marks' offsets, written above the plot (the first return is also a readout below): of
+    // the first six, only those at least a label's width from the last one written (the others
+    // stay dotted lines, as the title says).
+    const el = document.getElementById("plot-offsets");
+    const where = (delta) => (data.spacing === "log" ? (Math.log10(delta) - xRange[0]) / (xRange[1] - xRange[0] || 1) : delta / (xRange[1] || 1));
+    const gap = (sized(13, 23) * 2.2) / Math.max(el.clientWidth - 120, 100);
+    const named = [];
+    for (const mark of marks.slice(0, 6)) {
+      if (!named.length || where(mark.delta) - where(named[named.length - 1].delta) >= gap) named.push(mark);
+    }
+    const annotations = named.map((mark) => ({
       x: data.spacing === "log" ? Math.log10(mark.delta) : mark.delta,
       y: 1,
       xref: "x",
@@ -148,13 +160,11 @@ startPage({
       textangle: -60,
       xanchor: "center",
     }));
-    const first = x.find((value) => value > 0) ?? 1;
-    const last = x[x.length - 1];
-    const xRange = data.spacing === "log" ? [Math.log10(first), Math.log10(last)] : [0, last];
     draw("plot-offsets", traces, {
       title: {
         text: `s(Δ) for ${data.content} content, d = ${data.head_dim}` +
-          (data.dropped_pairs ? `, p-RoPE: ${data.dropped_pairs} slowest pairs not rotating` : ""),
+          (data.dropped_pairs ? `, p-RoPE: ${data.dropped_pairs} slowest pairs not rotating` : "") +
+          (named.length < Math.min(marks.length, 6) ? "; dotted: near returns, a label only where there is room" : ""),
       },
       xaxis: axis("offset Δ = n − m (tokens)", { range: xRange, ...(data.spacing === "log" ? { type: "log", exponentformat: "power" } : {}) }),
       yaxis: axis("score s(Δ)"),
