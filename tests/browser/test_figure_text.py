@@ -1,0 +1,153 @@
+"""Issue 21 item 1: every word a figure carries is on screen, at a phone, presenter and wide size.
+
+Measures text boxes with the DOM only (no drawing-library internals): SVG <text> in each .plot and
+HTML text inside each <figure>.  A box must be visible, inside its figure and the window, and
+overlap no other text box.  Pages come from the view registry, so new lessons are covered.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.web.views import discover
+
+VIEWS = [view.name for view in discover()]
+SIZES = [("phone", 390, 844, ""), ("presenter", 1280, 800, "presenter=true"), ("wide", 1920, 1080, "")]
+
+# Waits for every plot to have a Plotly layout, scrolling waiting plots into view.
+DRAWN_JS = """() => {
+    const waiting = document.querySelector('.plot[data-pending]');
+    if (waiting) { waiting.scrollIntoView({block: 'center'}); return false; }
+    const plots = [...document.querySelectorAll('.plot')];
+    return plots.length > 0 && plots.every((el) => el._fullLayout);
+}"""
+
+TEXT_BOXES_JS = """() => {
+    const out = [];
+    const visible = (el) => {
+        for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+            const cs = getComputedStyle(e);
+            if (cs.display === 'none' || cs.visibility === 'hidden' || parseFloat(cs.opacity) === 0) return false;
+        }
+        return true;
+    };
+    const transparent = (el) => {
+        const cs = getComputedStyle(el);
+        const fill = el instanceof SVGElement ? cs.fill : cs.color;
+        const m = /rgba\\([^)]*,\\s*([0-9.]+)\\)/.exec(fill || '');
+        return fill === 'none' || fill === 'transparent' || (m && parseFloat(m[1]) === 0)
+            || parseFloat(cs.fillOpacity || '1') === 0;
+    };
+    document.querySelectorAll('figure').forEach((fig, fi) => {
+        fig.scrollIntoView({block: 'center'});
+        const fb = fig.getBoundingClientRect();
+        const boxes = [];
+        fig.querySelectorAll('.plot svg text').forEach((t) => {
+            const text = (t.textContent || '').trim();
+            if (!text) return;
+            const r = t.getBoundingClientRect();
+            boxes.push({text, r, el: t, svg: true});
+        });
+        const walker = document.createTreeWalker(fig, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            const text = n.textContent.trim();
+            const p = n.parentElement;
+            if (!text || p.closest('svg') || p.closest('dl.numbers') || p.closest('math')) continue;
+            const range = document.createRange(); range.selectNodeContents(n);
+            boxes.push({text, r: range.getBoundingClientRect(), el: p, svg: false});
+        }
+        const rect = (r) => [Math.round(r.left), Math.round(r.top), Math.round(r.right), Math.round(r.bottom)];
+        const kept = [];
+        for (const b of boxes) {
+            const shown = visible(b.el) && !transparent(b.el);
+            const problem = [];
+            if (!shown) problem.push('hidden');
+            else if (b.r.width < 1 || b.r.height < 1) problem.push('zero-size');
+            else {
+                if (b.r.left < fb.left - 1 || b.r.right > fb.right + 1 || b.r.top < fb.top - 1 || b.r.bottom > fb.bottom + 1)
+                    problem.push('outside figure ' + JSON.stringify(rect(fb)));
+                if (b.r.left < -1 || b.r.right > innerWidth + 1) problem.push('outside window');
+                kept.push(b);
+            }
+            if (problem.length) out.push({figure: fi, text: b.text, box: rect(b.r), problem: problem.join(', ')});
+        }
+        for (let i = 0; i < kept.length; i++) for (let j = i + 1; j < kept.length; j++) {
+            const a = kept[i].r, c = kept[j].r;
+            if (kept[i].el.contains(kept[j].el) || kept[j].el.contains(kept[i].el)) continue;
+            const w = Math.min(a.right, c.right) - Math.max(a.left, c.left);
+            const h = Math.min(a.bottom, c.bottom) - Math.max(a.top, c.top);
+            if (w > 1 && h > 1) out.push({figure: fi, text: kept[i].text + ' / ' + kept[j].text,
+                box: [rect(a), rect(c)], problem: 'overlap'});
+        }
+    });
+    return out;
+}"""
+
+SCALES_JS = """() => {
+    const out = [];
+    document.querySelectorAll('.plot').forEach((gd) => {
+        const full = gd._fullData || [];
+        full.forEach((t) => {
+            if (t.type === 'heatmap' && t.visible !== false && !t.showscale)
+                out.push(gd.id + ': heatmap ' + (t.name || '') + ' has no colour bar');
+        });
+        if (full.some((t) => t.type === 'heatmap' && t.showscale)) {
+            const ticks = [...gd.querySelectorAll('.colorbar .cbaxis text, .colorbar text')]
+                .map((e) => e.textContent.trim()).filter((s) => /\\d/.test(s));
+            if (ticks.length === 0) out.push(gd.id + ': colour bar shows no numbers');
+        }
+        const lay = gd._fullLayout || {};
+        Object.keys(lay).filter((k) => /^[xy]axis\\d*$/.test(k) && lay[k].type === 'log').forEach((k) => {
+            (lay[k]._vals || []).forEach((v) => {
+                const raw = (v.text || '').replace('\\u2212', '-').trim();
+                const pow = /^(\\d+)<sup>(-?\\d+)<\\/sup>$/.exec(raw);
+                const txt = raw.replace(/<[^>]*>/g, '');
+                if (!txt) return;
+                const num = pow ? Math.pow(Number(pow[1]), Number(pow[2])) : Number(txt.replace(/,/g, ''));
+                if (Number.isFinite(num) && Math.abs(num - v.x) > 1e-9 * Math.max(1, Math.abs(v.x))
+                    && Math.abs(Math.log10(num) - v.x) > 1e-6)
+                    out.push(gd.id + ' ' + k + ': tick "' + txt + '" for ' + Math.pow(10, v.x));
+            });
+        });
+    });
+    return out;
+}"""
+
+
+@pytest.fixture(scope="module", params=SIZES, ids=[s[0] for s in SIZES])
+def sized(request, browser):
+    name, width, height, query = request.param
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    yield ctx, name, query
+    ctx.close()
+
+
+# Figures that still break the rule (issue 21 stays open for them): each is an expected failure
+# with strict=True, so the list must shrink when one is mended (an unexpected pass fails the run).
+# Measured when the test landed: overlapping text (colour-bar titles on their top tick, /compare's
+# bars on the next panel's ticks, /offsets' near-return labels), /rotation's presenter y ticks cut
+# at the figure's edge, /mrope's patch grid, /calculator's presenter ticks.
+STILL_BROKEN = {
+    "phone": {"offsets", "mrope", "absolute", "learned", "relative", "compare"},
+    "presenter": {"rotation", "mrope", "absolute", "learned", "relative", "calculator", "compare"},
+    "wide": {"offsets", "mrope", "absolute", "learned", "relative", "compare"},
+}
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_every_word_on_screen(sized, base_url, view, request):
+    ctx, size, query = sized
+    if view in STILL_BROKEN.get(size, ()):
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"/{view} at {size} size: words still overlap or are cut (issue 21)"))
+    page = ctx.new_page()
+    try:
+        page.goto(f"{base_url}/{view}" + (f"?{query}" if query else ""))
+        page.wait_for_function(DRAWN_JS)
+        page.evaluate("() => document.fonts.ready")
+        offenders = page.evaluate(TEXT_BOXES_JS)
+        scales = page.evaluate(SCALES_JS)
+    finally:
+        page.close()
+    report = [f"/{view} @{size}: fig {o['figure']} {o['text']!r} {o['box']} {o['problem']}" for o in offenders]
+    report += [f"/{view} @{size}: {s}" for s in scales]
+    assert report == [], "\n".join(report[:40])
