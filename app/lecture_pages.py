@@ -54,7 +54,10 @@ def api_lectures() -> JSONResponse:
     return JSONResponse({"lectures": [_summary(lecture) for lecture in lectures().values()]})
 
 
-@router.get("/api/lectures/{name}", tags=["Lectures"], summary="A lecture's steps with their computed answers")
+@router.get(
+    "/api/lectures/{name}", tags=["Lectures"], summary="A lecture's steps with their computed answers",
+    responses={404: {"description": "No lecture of that name (the message lists the lectures there are)."}},
+)
 def api_lecture(name: str) -> JSONResponse:
     lecture = _lecture(name)
     return JSONResponse({**_summary(lecture), "steps": [_step_json(step) for step in lecture.steps]})

@@ -26,10 +26,15 @@ function drawPattern(id, data, z, title) {
   const index = data.tokens.map((_, i) => i);
   // The plot area is the element less the layout's margins: about 8 lines of text across, 6 down.
   const rows = tokenTicks(el, data.tokens, (node) => node.clientHeight - sized(13, 23) * 6);
-  const cols = tokenTicks(el, data.tokens, (node) => (node.clientWidth - sized(13, 23) * 8) / 3.2);
+  // Across, the key axis numbers its tokens (the rows name them): each number gets four characters.
+  const size = sized(13, 23);
+  const across = Math.max(2, Math.floor((el.clientWidth - size * 8) / (size * 2.4)));
+  const stride = Math.max(1, Math.ceil(data.tokens.length / across));
+  const colVals = index.filter((i) => i % stride === 0);
+  const cols = { tickmode: "array", tickvals: colVals, ticktext: colVals.map(String) };
   draw(id, [{ type: "heatmap", z, x: index, y: index, colorscale: SEQUENTIAL, zmin: 0, zmax: 1,
     hovertemplate: "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>" }],
-  { title: { text: title }, xaxis: { ...axis("key token"), ...cols, tickangle: -90 },
+  { title: { text: title }, xaxis: { ...axis("key token (index)"), ...cols },
     yaxis: { ...axis("query token"), ...rows, autorange: "reversed" } });
 }
 
