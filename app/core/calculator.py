@@ -12,7 +12,7 @@ context of T tokens needs B_m ≥ 0 for every 0 ≤ m < T.
 Definitions used here (computed by direct evaluation at every m; nothing is sampled or fitted):
 
 * **passes(b, T)**: B_m(b) ≥ 0 for every integer 0 ≤ m < T, with B_m evaluated in float64 as
-  ``np.cos(m * θ).sum()`` and θ = :func:`app.core.scaling.base_inv_freq` (d, b).
+  ``np.cos(m * θ).sum()`` and θ = :func:`app.core.frequencies.inverse_frequencies` (d, b).
 * **first failing m**: the smallest m < T with B_m(b) < 0.
 * **smallest base**: the smallest b on the grid of four significant digits, b ∈ {k·10^e : k =
   1000 … 9999, e integer}, b ≥ 1 (1.000, 1.001, …, 9.999, 10.00, 10.01, …), that passes.
@@ -30,16 +30,15 @@ evaluated exactly as the definition says; the others are scanned from m = 0.
 
 from __future__ import annotations
 
-import base64
 import math
-import zlib
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from app.core import men_table
-from app.core.scaling import base_inv_freq
+from app.core.decimate import column_envelope
+from app.core.frequencies import inverse_frequencies
 
 # ---- the grid of four significant digits -------------------------------------------------------
 
@@ -80,12 +79,6 @@ def grid_index_at_least(base: float) -> int:
 # ---- B_m, exactly -----------------------------------------------------------------------------
 
 
-def inv_freq_rows(head_dim: int, bases: np.ndarray) -> np.ndarray:
-    """:func:`base_inv_freq` (head_dim, b) for each b, one row per base: ``(G, d/2)``."""
-    exponent = np.arange(0, head_dim, 2, dtype=np.float64) / head_dim
-    return 1.0 / np.power(np.asarray(bases, dtype=np.float64)[:, None], exponent[None, :])
-
-
 def margin_at(inv_freq: np.ndarray, m: int) -> float:
     """The definition: B_m = Σ_j cos(m·θ_j), in float64 (one rounding of m·θ_j, then cos)."""
     return float(np.cos(float(m) * inv_freq).sum())
@@ -93,7 +86,7 @@ def margin_at(inv_freq: np.ndarray, m: int) -> float:
 
 def similarity_margin(base: float, head_dim: int, positions: np.ndarray) -> np.ndarray:
     """B_m for each m of ``positions`` by the definition.  Shape of positions."""
-    theta = base_inv_freq(head_dim, base)
+    theta = inverse_frequencies(head_dim, base)
     return np.cos(np.multiply.outer(np.asarray(positions, dtype=np.float64), theta)).sum(axis=-1)
 
 
@@ -216,7 +209,7 @@ def smallest_base_records(head_dim: int, limit: int, budget: int | None = None) 
     work = 0
     previous_scanned: dict[int, int] = {}
     for i0 in range(0, GRID_SIZE, batch):
-        thetas = inv_freq_rows(head_dim, grid_values(i0, i0 + batch))
+        thetas = inverse_frequencies(head_dim, grid_values(i0, i0 + batch))
         work += TRIG_WEIGHT * len(thetas) * pairs + BATCH_OVERHEAD
         alive = np.arange(len(thetas))
         for w in reversed(witnesses):  # most recent first: it kills the most
@@ -260,7 +253,7 @@ def _finish(head_dim: int, limit: int, rows, scanned: dict[int, int], exhausted:
         elif before in scanned:
             previous.append(scanned[before])
         else:
-            found = MarginScan(inv_freq_rows(head_dim, grid_values(before, before + 1))[0]).first_negative(0, limit)
+            found = MarginScan(inverse_frequencies(head_dim, grid_values(before, before + 1))[0]).first_negative(0, limit)
             previous.append(-1 if found is None else found)
     as_array = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
     return Records(
@@ -273,25 +266,13 @@ def _finish(head_dim: int, limit: int, rows, scanned: dict[int, int], exhausted:
     )
 
 
-def encode_records(records: Records) -> str:
-    """Records as text for men_table.py: zlib + base64 of the int64 columns (index, reach,
-    previous_fails_at), little-endian."""
-    columns = np.stack([records.index, records.reach, records.previous_fails_at]).astype("<i8")
-    return base64.b64encode(zlib.compress(columns.tobytes(), 9)).decode("ascii")
-
-
-def decode_records(head_dim: int, limit: int, text: str, exhausted: bool) -> Records:
-    columns = np.frombuffer(zlib.decompress(base64.b64decode(text)), dtype="<i8").reshape(3, -1)
-    return Records(head_dim, limit, columns[0].copy(), columns[1].copy(), columns[2].copy(), exhausted)
-
-
 @lru_cache(maxsize=64)
 def table_records(head_dim: int) -> Records | None:
-    """The precomputed records of ``men_table.RECORDS`` for this head dim, or None."""
+    """The precomputed records of ``men_table.RECORDS`` (app/data/men_table.csv) for this head dim, or None."""
     entry = men_table.RECORDS.get(head_dim)
     if entry is None:
         return None
-    return decode_records(head_dim, men_table.LIMIT, entry["records"], entry["exhausted"])
+    return Records(head_dim, men_table.LIMIT, entry["index"], entry["reach"], entry["previous_fails_at"], entry["exhausted"])
 
 
 # Live searches: a smallest base is searched for a request when its records need at most this
@@ -331,7 +312,7 @@ def smallest_base(head_dim: int, length: int, budget: int = LIVE_BUDGET) -> dict
     """The smallest grid base that passes ``length`` (see the module docstring).
 
     Returns ``{"base", "source", "reason", "previous_base", "previous_fails_at",
-    "record_reach"}``: ``source`` is ``"table"`` (app/core/men_table.py, made by
+    "record_reach"}``: ``source`` is ``"table"`` (app/data/men_table.csv, made by
     scripts/men_table.py with :func:`smallest_base_records`), ``"live"`` (searched now within
     ``budget`` terms) or None; ``reason`` says why there is no base when ``base`` is None;
     ``previous_*`` is the grid value just below and its first failing m (< length).
@@ -393,7 +374,7 @@ def larger_failing_base(head_dim: int, length: int, smallest_index: int, steps: 
     tried at :func:`smallest_base_witnesses`' distances, then scanned from m = 0 while the scans
     stay within ``budget`` (distance, pair) terms; None if none is found that way."""
     witnesses = np.array(smallest_base_witnesses(head_dim, length), dtype=np.float64)
-    thetas = inv_freq_rows(head_dim, grid_values(smallest_index + 1, smallest_index + 1 + steps))
+    thetas = inverse_frequencies(head_dim, grid_values(smallest_index + 1, smallest_index + 1 + steps))
     work = 0
     for g, theta in enumerate(thetas):
         if witnesses.size:
@@ -422,7 +403,7 @@ def base_verdict(base: float, head_dim: int, length: int, budget: int = VERDICT_
     found among the first ``checked`` of them."""
     pairs = head_dim // 2
     checked = min(length, max(1, budget // pairs))
-    found = MarginScan(base_inv_freq(head_dim, base)).first_negative(0, checked)
+    found = MarginScan(inverse_frequencies(head_dim, base)).first_negative(0, checked)
     if found is not None:
         return {"passes": False, "first_failing_m": found, "checked": found + 1}
     return {"passes": True if checked == length else None, "first_failing_m": None, "checked": checked}
@@ -431,7 +412,7 @@ def base_verdict(base: float, head_dim: int, length: int, budget: int = VERDICT_
 def margin_curve(base: float, head_dim: int, length: int) -> np.ndarray:
     """B_m for every m in [0, length), block-evaluated (within δ(m) of the definition, see
     :class:`MarginScan`).  Shape ``(length,)``."""
-    scan = MarginScan(base_inv_freq(head_dim, base))
+    scan = MarginScan(inverse_frequencies(head_dim, base))
     step = 1 << 16
     return np.concatenate([scan.block(m0, min(step, length - m0)) for m0 in range(0, length, step)]) if length else np.zeros(0)
 
@@ -439,7 +420,7 @@ def margin_curve(base: float, head_dim: int, length: int) -> np.ndarray:
 def margin_envelope(base: float, head_dim: int, length: int, starts: np.ndarray) -> dict:
     """Min and max of B_m over each column [starts[c], starts[c+1]) of m < length, with the
     smallest value and its m, and the first m with B_m < 0 by the definition (None: none)."""
-    scan = MarginScan(base_inv_freq(head_dim, base))
+    scan = MarginScan(inverse_frequencies(head_dim, base))
     step = 1 << 16
     values = np.empty(length)
     first = None
@@ -448,12 +429,33 @@ def margin_envelope(base: float, head_dim: int, length: int, starts: np.ndarray)
         values[m0 : m0 + len(block)] = block
         if first is None:
             first = scan.negatives(m0, block)
-    low = np.fmin.reduceat(values, starts)
+    low, high = column_envelope(values, starts)
     at = int(np.argmin(values))
     return {
         "low": low,
-        "high": np.fmax.reduceat(values, starts),
+        "high": high,
         "min": float(values[at]),
         "min_at": at,
         "first_failing_m": first,
     }
+
+
+def verdict_from(base: float, head_dim: int, length: int, shown: int, first_failing_m: int | None) -> dict:
+    """The direct verdict on ``base`` for ``length`` when B_m is already known for m < ``shown``
+    (its first failing m there, or None): ``{"passes", "first_failing_m", "checked"}`` as
+    :func:`base_verdict`, reading on from ``shown`` within :data:`VERDICT_BUDGET` (distance, pair)
+    terms in all; ``passes`` is None when that budget ends before ``length``."""
+    if first_failing_m is not None:
+        return {"passes": False, "first_failing_m": first_failing_m, "checked": first_failing_m + 1}
+    if shown == length:
+        return {"passes": True, "first_failing_m": None, "checked": length}
+    stop = min(length, shown + max(0, VERDICT_BUDGET // (head_dim // 2) - shown))
+    found = MarginScan(inverse_frequencies(head_dim, base)).first_negative(shown, stop) if stop > shown else None
+    if found is not None:
+        return {"passes": False, "first_failing_m": found, "checked": found + 1}
+    return {"passes": True if stop == length else None, "first_failing_m": None, "checked": stop}
+
+
+def grid_step(base: float) -> float:
+    """How much larger the next grid value is than ``base``'s own: g(i + 1)/g(i) (≈ 1 + 10^-3 … 10^-4)."""
+    return grid_value(grid_index_at_least(base) + 1) / base

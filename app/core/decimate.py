@@ -19,11 +19,14 @@ def minmax_envelope(y: np.ndarray, columns: int) -> dict[str, np.ndarray]:
     ``low`` and ``high`` (NaN-ignoring min and max over the column), each ``(C,)`` with
     C = min(N, columns).  When N ≤ columns every column is one sample and low = high = y.
     """
-    y = np.asarray(y, dtype=np.float64)
     starts, sizes = block_partition(len(y), columns)
-    return {
-        "start": starts,
-        "stop": starts + sizes,
-        "low": np.fmin.reduceat(y, starts),
-        "high": np.fmax.reduceat(y, starts),
-    }
+    low, high = column_envelope(y, starts)
+    return {"start": starts, "stop": starts + sizes, "low": low, "high": high}
+
+
+def column_envelope(values: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-column min and max (NaN-ignoring) of ``values`` ``(N,)`` for columns beginning at
+    ``starts`` (indices into ``values``, increasing, first 0; each column runs to the next start,
+    the last to the end).  Two ``(C,)`` float64 arrays."""
+    values = np.asarray(values, dtype=np.float64)
+    return np.fmin.reduceat(values, starts), np.fmax.reduceat(values, starts)

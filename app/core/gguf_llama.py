@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from app.core.frequencies import inverse_frequencies
+
 
 class NotLlamaGGUF(ValueError):
     """The file is not a GGUF file of a llama-architecture model this module can run."""
@@ -126,11 +128,6 @@ def load_gguf(path: str) -> LlamaModel:
     )
 
 
-def rope_theta(head_dim: int, base: float) -> np.ndarray:
-    """theta_i = base**(-2i/d) for pair i = 0 .. d/2-1."""
-    return base ** (-np.arange(0, head_dim, 2, dtype=np.float64) / head_dim)
-
-
 def rope_adjacent(x: np.ndarray, inv_freq: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
     """Rotate adjacent pairs (x[..., 2i], x[..., 2i+1]) by angle position * inv_freq[i].
 
@@ -164,7 +161,7 @@ def forward(model: LlamaModel, ids, keep_qk: bool = True, progress=None) -> dict
     T = len(ids)
     H, Hk, d = cfg.n_head, cfg.n_kv_head, cfg.head_dim
     group = H // Hk
-    inv = rope_theta(d, cfg.rope_base)
+    inv = inverse_frequencies(d, cfg.rope_base)
     x = model.embed[ids].astype(np.float32)
     mask = np.triu(np.full((T, T), -np.inf, dtype=np.float32), 1)
     qs, ks, hiddens = [], [], []

@@ -71,6 +71,24 @@ def principal_components(table: np.ndarray, components: int) -> dict[str, np.nda
     }
 
 
+def pc_rotation(pca: dict[str, np.ndarray]) -> tuple[float | None, float]:
+    """(positions per turn, share of steady steps) of the walk through the PC1/PC2 plane.
+
+    The step from position p to p + 1 turns by the wrapped angle between their (PC1, PC2) points;
+    when at least 90% of the steps turn the same way the walk is a steady rotation and its period
+    is 2π / |median step|; otherwise the period is None.  ``pca``: a :func:`principal_components`
+    result (its ``coordinates`` ``(N, k)``).
+    """
+    coordinates = pca["coordinates"]
+    if coordinates.shape[1] < 2 or len(coordinates) < 3:
+        return None, 0.0
+    angle = np.arctan2(coordinates[:, 1], coordinates[:, 0])
+    step = np.angle(np.exp(1j * np.diff(angle)))
+    median = float(np.median(step))
+    steady = float(np.mean(np.sign(step) == np.sign(median))) if median else 0.0
+    return (2 * np.pi / abs(median) if steady >= 0.9 else None), steady
+
+
 def sinusoid_like(rows: int, dim: int, base: float = 10000.0) -> np.ndarray:
     """The Vaswani sinusoid (interleaved layout) with the shape of a learned table: ``(rows, dim)``.
 

@@ -28,6 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.core import rope
+from app.core.rules import sentence
+
 AXES = ("t", "h", "w")
 LAYOUTS = ("sections", "interleaved")
 
@@ -40,8 +43,9 @@ def pair_axes(head_dim: int, mrope_section: tuple[int, ...], layout: str = "sect
     half = head_dim // 2
     if head_dim % 2 or head_dim < 2:
         raise ValueError(f"head_dim must be even and at least 2 (got {head_dim})")
-    if len(mrope_section) != 3 or min(mrope_section) < 0 or sum(mrope_section) != half:
-        raise ValueError(f"mrope_section must be three non-negative counts summing to head_dim/2 = {half}, got {list(mrope_section)}")
+    if len(mrope_section) != 3 or min(mrope_section) < 0:
+        raise ValueError(f"mrope_section must be three non-negative counts (pairs per axis t, h, w), got {list(mrope_section)}")
+    check_section_sum(head_dim, mrope_section)
     if layout == "sections":
         return np.repeat(np.arange(3), mrope_section)
     if layout == "interleaved":
@@ -50,6 +54,19 @@ def pair_axes(head_dim: int, mrope_section: tuple[int, ...], layout: str = "sect
             axes[offset : 3 * mrope_section[axis] : 3] = axis
         return axes
     raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+
+
+# The rule's one sentence (app.core.rules): the M-RoPE page shows it, config reading raises it.
+SECTION_SUM = (
+    "mrope_section must add up to head_dim/2 = {half} (one count per axis for every rotary pair); "
+    "its counts add up to {total}"
+)
+
+
+def check_section_sum(head_dim: int, mrope_section: tuple[int, ...]) -> None:
+    """Raise ``ValueError`` with :data:`SECTION_SUM` unless the counts add up to head_dim/2."""
+    if sum(mrope_section) != head_dim // 2:
+        raise ValueError(sentence(SECTION_SUM, half=head_dim // 2, total=sum(mrope_section)))
 
 
 def pair_angles(positions: np.ndarray, axes: np.ndarray, inv_freq: np.ndarray) -> np.ndarray:
@@ -105,7 +122,5 @@ def ones_score(query: np.ndarray, keys: np.ndarray, axes: np.ndarray, inv_freq: 
     the score depends on the positions only through the per-axis offsets (Δt, Δh, Δw).
     query ``(3,)``, keys ``(K, 3)`` → ``(K,)``.
     """
-    inv_freq = np.asarray(inv_freq, dtype=np.float64)
     delta = np.asarray(keys, dtype=np.float64) - np.asarray(query, dtype=np.float64)[None, :]
-    angle = delta[:, np.asarray(axes)] * inv_freq[None, :]
-    return 2.0 * np.cos(angle).sum(axis=1) / np.sqrt(2 * len(inv_freq))
+    return rope.ones_score(pair_angles(delta, axes, inv_freq))

@@ -22,9 +22,23 @@ import math
 import numpy as np
 
 from app.core.clock import TWO_PI, near_returns, wrap_signed
+from app.core.frequencies import inverse_frequencies
 
 # Rows of curves per matrix product (bounds the temporary to rows × N float64).
 ROW_CHUNK = 8
+
+
+def kept_pairs(head_dim: int, drop_percent: float) -> int:
+    """Pairs that keep rotating under p-RoPE: int(p·d // 2) with p = 1 − x/100 (HF 'proportional')."""
+    return int((1.0 - drop_percent / 100.0) * head_dim // 2)
+
+
+def prope_ladder(head_dim: int, base: float, drop_percent: float) -> np.ndarray:
+    """p-RoPE's ladder: θ_j = b^(−2j/d) for the kept (fastest) pairs, 0 for the dropped (slowest,
+    highest j) ones.  Shape ``(d/2,)``."""
+    inv_freq = inverse_frequencies(head_dim, base)
+    inv_freq[kept_pairs(head_dim, drop_percent) :] = 0.0
+    return inv_freq
 
 
 def phasor_table(inv_freq: np.ndarray, count: int, step: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -182,13 +196,6 @@ def log_columns(start: int, stop: int, columns: int) -> tuple[np.ndarray, np.nda
     if edges[-1] != stop:
         edges = np.concatenate([edges, [stop]])
     return edges[:-1], np.diff(edges)
-
-
-def column_envelope(values: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-column min and max (NaN-ignoring) of ``values`` for columns beginning at ``starts`` (indices
-    into ``values``, increasing, first 0; each column runs to the next start).  Shapes ``(C,)``."""
-    values = np.asarray(values, dtype=np.float64)
-    return np.fmin.reduceat(values, starts), np.fmax.reduceat(values, starts)
 
 
 # ---- record returns of one hand, from the continued fraction of θ/2π ------------------------------

@@ -103,6 +103,17 @@ def offset_scores(q: np.ndarray, k: np.ndarray, inv_freq: np.ndarray, offsets: n
     return (phasors @ weights).real + float(q[rotary_dim:] @ k[rotary_dim:])
 
 
+def ones_score(offset_angles: np.ndarray) -> np.ndarray:
+    """⟨R_m 1, R_n 1⟩/√d for all-ones q = k, from the angles φ_j = (n − m)·θ_j of its pairs.
+
+    Each pair (1, 1) is z = 1 + i and contributes Re(conj(z)·z·e^{iφ}) = 2 cos φ, so the score is
+    (2/√d) Σ_j cos φ_j with d = 2·(r/2) (RoFormer's long-range-decay picture; M-RoPE takes φ_j from
+    the offset on each pair's own axis).  ``(..., r/2)`` → ``(...)``.
+    """
+    offset_angles = np.asarray(offset_angles, dtype=np.float64)
+    return 2.0 * np.cos(offset_angles).sum(axis=-1) / np.sqrt(2 * offset_angles.shape[-1])
+
+
 def block_partition(length: int, max_blocks: int) -> tuple[np.ndarray, np.ndarray]:
     """Split positions 0..length-1 into at most ``max_blocks`` contiguous blocks.
 

@@ -34,6 +34,9 @@ from typing import Callable
 
 import numpy as np
 
+from app.core.frequencies import inverse_frequencies, pair_with_turns, rotary_dim_problem
+from app.core.rules import sentence
+
 DEFAULT_THETA = 10000.0
 
 
@@ -103,12 +106,6 @@ class Method:
 # ---- shared pieces --------------------------------------------------------------------------
 
 
-def base_inv_freq(rotary_dim: int, base: float) -> np.ndarray:
-    """θ_j = b^(−2j/r), j = 0 … r/2−1.  Shape ``(r/2,)``."""
-    j = np.arange(0, rotary_dim, 2, dtype=np.float64)
-    return 1.0 / np.power(float(base), j / rotary_dim)
-
-
 def get_mscale(scale: float, mscale: float = 1.0) -> float:
     """YaRN's attention temperature: 1 if s ≤ 1 else 0.1·k·ln(s) + 1 (HF ``get_mscale``)."""
     if scale <= 1:
@@ -123,12 +120,6 @@ def longrope_attention(scale: float, original_max_position_embeddings: int) -> f
     return math.sqrt(1 + math.log(scale) / math.log(original_max_position_embeddings))
 
 
-def correction_dim(num_rotations: float, rotary_dim: int, base: float, length: int) -> float:
-    """Fractional pair index whose wavelength fits ``num_rotations`` turns into ``length`` tokens:
-    r·ln(L/(2πN)) / (2 ln b)  (YaRN ``find_correction_dim``)."""
-    return (rotary_dim * math.log(length / (num_rotations * 2 * math.pi))) / (2 * math.log(base))
-
-
 def yarn_correction_range(config: RopeConfig) -> tuple[float, float]:
     """(low, high) pair indices of YaRN's ramp, as HF computes them (floor/ceil when truncating,
     clamped to [0, r−1]; note r−1, not r/2−1)."""
@@ -136,22 +127,87 @@ def yarn_correction_range(config: RopeConfig) -> tuple[float, float]:
     beta_fast = config.beta_fast or 32
     beta_slow = config.beta_slow or 1
     L0 = config.original_max_position_embeddings
-    low = correction_dim(beta_fast, r, config.rope_theta, L0)
-    high = correction_dim(beta_slow, r, config.rope_theta, L0)
+    low = pair_with_turns(beta_fast, L0, r, config.rope_theta)
+    high = pair_with_turns(beta_slow, L0, r, config.rope_theta)
     if config.truncate:
         low = math.floor(low)
         high = math.ceil(high)
     return max(low, 0), min(high, r - 1)
 
 
-def yarn_ramp(low: float, high: float, pairs: int) -> np.ndarray:
-    """clip((j − low)/(high − low), 0, 1) for j = 0 … pairs−1, evaluated in float32 as torch does
-    (``linear_ramp_factor``); high is nudged by 0.001 when low == high.  Shape ``(pairs,)``."""
+def yarn_ramp(low: float, high: float, pairs: np.ndarray) -> np.ndarray:
+    """YaRN's ramp clip((j − low)/(high − low), 0, 1) at the pair indices ``pairs`` (whole for the
+    method, fractional for a curve drawn through them), evaluated in float32 as transformers does
+    (``linear_ramp_factor``: ``torch.arange(dim, dtype=torch.float32)``); high is nudged by 0.001
+    when low == high.  0 keeps θ_j, 1 divides it by s.  Shape of ``pairs``, float64."""
     if low == high:
         high += 0.001
-    j = np.arange(pairs, dtype=np.float32)
+    j = np.asarray(pairs, dtype=np.float32)
     ramp = (j - np.float32(low)) / np.float32(high - low)
     return np.clip(ramp, 0, 1).astype(np.float64)
+
+
+def yarn_ramp_curves(config: RopeConfig, wavelength: np.ndarray) -> dict[str, object]:
+    """YaRN's scale θ'/θ over a wavelength axis ``(W,)``, as the paper defines it and as the code does.
+
+    Paper (Peng et al. 2023, eq. 17–18): γ(ρ) = clip((ρ − α)/(β − α), 0, 1) with ρ = L0/λ the turns
+    over the training length, α = beta_slow, β = beta_fast, and θ'/θ = γ + (1 − γ)/s.  Code (HF):
+    the ramp of :func:`yarn_ramp` in pair index between the correction dims, read at the fractional
+    pair j(λ) = :func:`pair_with_turns` (1, λ) of each wavelength, θ'/θ = (1 − ramp) + ramp/s.
+    Returns both curves ``(W,)``, ``pair`` = j(λ) ``(W,)``, α, β, the correction range as used and
+    unrounded (the pairs at the paper's edges λ = L0/β and L0/α), and those edges.
+    """
+    r = config.rotary_dim
+    s = effective_factor(config)
+    alpha, beta = config.beta_slow or 1, config.beta_fast or 32
+    L0 = config.original_max_position_embeddings
+    ratio = L0 / wavelength
+    gamma = np.clip((ratio - alpha) / (beta - alpha), 0, 1) if beta != alpha else (ratio > alpha).astype(float)
+    low, high = yarn_correction_range(config)
+    pairs = pair_with_turns(1, wavelength, r, config.rope_theta)
+    ramp = yarn_ramp(low, high, pairs)
+    return {
+        "wavelength": wavelength,
+        "pair": pairs,
+        "paper_scale": gamma + (1 - gamma) / s,
+        "code_scale": (1 - ramp) + ramp / s,
+        "alpha": alpha,
+        "beta": beta,
+        "correction_range": [low, high],
+        "correction_range_unrounded": [
+            pair_with_turns(beta, L0, r, config.rope_theta),
+            pair_with_turns(alpha, L0, r, config.rope_theta),
+        ],
+        "paper_edges": [L0 / beta, L0 / alpha],
+    }
+
+
+def longrope_switch(config: RopeConfig, seq_len: int, samples: int = 160) -> dict[str, object]:
+    """LongRoPE's two factor sets as scales θ'_j/θ_j ``(r/2,)``, and the scale of three pairs (the
+    fastest, the middle and the slowest) against the current length ``(3, N)``: transformers uses
+    short_factor while seq_len ≤ L0 and long_factor once seq_len > L0 (``dynamic_rope_update``; at
+    init, seq_len None, short).  The N lengths run geometrically from L0/16 to max(16·L0, 2·seq_len)
+    over ``samples`` points, with L0, L0 + 1 and seq_len among them."""
+    theta = inverse_frequencies(config.rotary_dim, config.rope_theta)
+    L0 = config.original_max_position_embeddings
+    short, attention = compute(config, None)
+    long, _ = compute(config, L0 + 1)
+    top = max(16 * L0, 2 * seq_len)
+    lengths = np.unique(np.concatenate([
+        np.geomspace(max(1, L0 // 16), top, samples).astype(np.int64), [L0, L0 + 1, max(seq_len, 1)]
+    ]))
+    pairs = sorted({0, len(theta) // 2, len(theta) - 1})
+    at_length = np.array([compute(config, int(n))[0][pairs] / theta[pairs] for n in lengths])
+    return {
+        "short_scale": short / theta,
+        "long_scale": long / theta,
+        "in_use": "long" if seq_len > L0 else "short",
+        "switch_after": L0,
+        "attention_factor": attention,
+        "lengths": lengths,
+        "pairs": pairs,
+        "scale_at_length": at_length.T,
+    }
 
 
 def effective_factor(config: RopeConfig) -> float:
@@ -171,19 +227,17 @@ def deepseek_softmax_multiplier(config: RopeConfig) -> float | None:
     return get_mscale(float(config.factor), config.mscale_all_dim) ** 2
 
 
-def extension_status(scale: float) -> dict[str, object]:
-    """What a scale s = target/training length means: ``{"extends", "reason"}``.  s ≤ 1 extends
-    nothing (every method leaves θ unchanged or would shrink the base, and get_mscale is 1)."""
-    if scale > 1:
+def extension_status(target_len: int, train_len: int) -> dict[str, object]:
+    """Whether a target length T asks a model trained on L0 tokens to extend at all:
+    ``{"extends", "reason"}``, with one sentence saying why not when T ≤ L0 (T/L0 ≤ 1)."""
+    if target_len > train_len:
         return {"extends": True, "reason": None}
-    if scale == 1:
-        return {"extends": False, "reason": "the target length equals the training length (s = 1): nothing to extend"}
+    relation = "equals" if target_len == train_len else "is below"
     return {
         "extends": False,
         "reason": (
-            f"the target length is below the training length (s = {scale:.6g} < 1): the model already covers it, so "
-            "nothing is extended; an NTK base b·s^(d/(d−2)) would fall below the original base, dynamic NTK keeps the "
-            "original base, and the YaRN/LongRoPE temperatures are 1"
+            f"the target length T = {target_len:,} {relation} the training length L0 = {train_len:,} "
+            f"(T/L0 = {target_len / train_len:.6g}): the model was trained on every position up to T, so nothing is extended"
         ),
     }
 
@@ -199,17 +253,23 @@ def yarn_attention(config: RopeConfig) -> float:
     return get_mscale(s)
 
 
-def dynamic_base(config: RopeConfig, seq_len: int | None) -> float:
-    """Dynamic NTK base at the current length: b·(s·L/Lmax − (s−1))^(r/(r−2)), L = max(seq_len, Lmax)."""
-    r = config.rotary_dim
+def dynamic_alpha(config: RopeConfig, seq_len: int | None) -> float:
+    """Dynamic NTK's α at the current length: s·L/Lmax − (s−1) with L = max(seq_len, Lmax)
+    (HF ``_compute_dynamic_ntk_parameters``; 1 up to Lmax, so the base is unchanged there)."""
     Lmax = config.max_position_embeddings
     length = Lmax if seq_len is None else max(seq_len, Lmax)
     s = config.factor
-    return config.rope_theta * ((s * length / Lmax) - (s - 1)) ** (r / (r - 2))
+    return (s * length / Lmax) - (s - 1)
+
+
+def dynamic_base(config: RopeConfig, seq_len: int | None) -> float:
+    """Dynamic NTK base at the current length: the NTK-aware base b·α^(r/(r−2)) with
+    α = :func:`dynamic_alpha`."""
+    return ntk_base(config.rope_theta, dynamic_alpha(config, seq_len), config.rotary_dim)
 
 
 def ntk_base(base: float, alpha: float, rotary_dim: int) -> float:
-    """Static NTK-aware base: b·α^(r/(r−2))."""
+    """Static NTK-aware base: b·α^(r/(r−2)) (jquesnelle/yarn ``LlamaNTKScaledRotaryEmbedding``)."""
     return base * alpha ** (rotary_dim / (rotary_dim - 2))
 
 
@@ -222,7 +282,7 @@ def llama3_bands(config: RopeConfig) -> dict[str, float]:
 def llama3_band_masks(config: RopeConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs kept (λ < λ_high), blended (neither) and divided by s (λ > λ_low), with HF's strict
     comparisons; three boolean arrays ``(r/2,)``."""
-    wavelen = 2 * math.pi / base_inv_freq(config.rotary_dim, config.rope_theta)
+    wavelen = 2 * math.pi / inverse_frequencies(config.rotary_dim, config.rope_theta)
     edges = llama3_bands(config)
     kept = wavelen < edges["high_freq_wavelen"]
     divided = wavelen > edges["low_freq_wavelen"]
@@ -239,27 +299,27 @@ def llama3_band_counts(config: RopeConfig) -> dict[str, float | int]:
 
 
 def _default(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
-    return base_inv_freq(config.rotary_dim, config.rope_theta), 1.0
+    return inverse_frequencies(config.rotary_dim, config.rope_theta), 1.0
 
 
 def _linear(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
-    return base_inv_freq(config.rotary_dim, config.rope_theta) / config.factor, 1.0
+    return inverse_frequencies(config.rotary_dim, config.rope_theta) / config.factor, 1.0
 
 
 def _dynamic(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
-    return base_inv_freq(config.rotary_dim, dynamic_base(config, seq_len)), 1.0
+    return inverse_frequencies(config.rotary_dim, dynamic_base(config, seq_len)), 1.0
 
 
 def _ntk(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
-    return base_inv_freq(config.rotary_dim, ntk_base(config.rope_theta, config.factor, config.rotary_dim)), 1.0
+    return inverse_frequencies(config.rotary_dim, ntk_base(config.rope_theta, config.factor, config.rotary_dim)), 1.0
 
 
 def _yarn(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
     r = config.rotary_dim
     s = effective_factor(config)
-    theta = base_inv_freq(r, config.rope_theta)
+    theta = inverse_frequencies(r, config.rope_theta)
     low, high = yarn_correction_range(config)
-    extrapolation = 1 - yarn_ramp(low, high, r // 2)
+    extrapolation = 1 - yarn_ramp(low, high, np.arange(r // 2))
     inv_freq = (theta / s) * (1 - extrapolation) + theta * extrapolation
     return inv_freq, yarn_attention(config)
 
@@ -269,13 +329,11 @@ def _longrope(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, floa
     s = effective_factor(config)
     attention = float(config.attention_factor) if config.attention_factor is not None else longrope_attention(s, L0)
     ext = config.long_factor if (seq_len and seq_len > L0) else config.short_factor
-    r = config.rotary_dim
-    inv_freq = 1.0 / (np.asarray(ext, dtype=np.float64) * np.power(float(config.rope_theta), np.arange(0, r, 2) / r))
-    return inv_freq, attention
+    return inverse_frequencies(config.rotary_dim, config.rope_theta, divisors=ext), attention
 
 
 def _llama3(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
-    theta = base_inv_freq(config.rotary_dim, config.rope_theta)
+    theta = inverse_frequencies(config.rotary_dim, config.rope_theta)
     s = config.factor
     low, high = config.low_freq_factor, config.high_freq_factor
     L0 = config.original_max_position_embeddings
@@ -296,12 +354,21 @@ def _check_factor_at_least_one(config: RopeConfig) -> None:
         raise ScalingError("factor", f"factor must be at least 1 for rope_type '{config.rope_type}' (got {config.factor:g})")
 
 
+# The rules whose sentence the parameter models also show on their pages (app.core.rules).
+ROTARY_ABOVE_TWO = (
+    "rope_type '{rope_type}' raises the base to the power r/(r−2), so it needs a rotary dimension above 2 "
+    "(r = {rotary_dim}; transformers divides by zero there)"
+)
+BETA_ORDER = (
+    "beta_slow ({beta_slow}) must not exceed beta_fast ({beta_fast}); 0 or null means the defaults 1 and 32"
+)
+
+
 def _check_rotary_above_two(config: RopeConfig) -> None:
     if config.rotary_dim <= 2:
         raise ScalingError(
             "partial_rotary_factor" if config.partial_rotary_factor < 1 else "head_dim",
-            f"rope_type '{config.rope_type}' raises the base to the power r/(r−2), so it needs a rotary dimension "
-            f"above 2 (got r = {config.rotary_dim}; transformers fails with a division by zero)",
+            sentence(ROTARY_ABOVE_TWO, rope_type=config.rope_type, rotary_dim=config.rotary_dim),
         )
 
 
@@ -317,15 +384,11 @@ def _check_yarn(config: RopeConfig) -> None:
         if value is not None and value < 0:
             raise ScalingError(name, f"{name} must not be negative (got {value:g})")
     if (config.beta_fast or 32) < (config.beta_slow or 1):
-        raise ScalingError(
-            "beta_slow",
-            f"beta_fast ({config.beta_fast or 32:g}) must be at least beta_slow ({config.beta_slow or 1:g}); "
-            "0 or null means the defaults 32 and 1",
-        )
+        raise ScalingError("beta_slow", sentence(BETA_ORDER, beta_slow=config.beta_slow or 1, beta_fast=config.beta_fast or 32))
     # A tiny positive beta (below ~1e-305) makes L0/(2π·beta) overflow: the correction dimension is
     # infinite, transformers fails on math.floor/ceil(inf) with truncate and computes NaN without it.
     for name, turns in (("beta_fast", config.beta_fast or 32), ("beta_slow", config.beta_slow or 1)):
-        if not math.isfinite(correction_dim(turns, config.rotary_dim, config.rope_theta, config.original_max_position_embeddings)):
+        if not math.isfinite(pair_with_turns(turns, config.original_max_position_embeddings, config.rotary_dim, config.rope_theta)):
             raise ScalingError(
                 name,
                 f"{name} ({turns:g}) is so small that original_max_position_embeddings / (2π·{name}) overflows; "
@@ -458,12 +521,9 @@ def validate(config: RopeConfig, seq_len: int | None = None) -> Method:
         raise ScalingError(
             "partial_rotary_factor", f"partial_rotary_factor must be in (0, 1] (got {config.partial_rotary_factor})"
         )
-    r = config.rotary_dim
-    if r < 2 or r % 2:
-        raise ScalingError(
-            "partial_rotary_factor" if config.partial_rotary_factor < 1 else "head_dim",
-            f"rotary dimension int({config.head_dim} × {config.partial_rotary_factor:g}) = {r} must be even and at least 2",
-        )
+    problem = rotary_dim_problem(config.head_dim, config.partial_rotary_factor)
+    if problem:
+        raise ScalingError("partial_rotary_factor" if config.partial_rotary_factor < 1 else "head_dim", problem)
     for name in method.required:
         if getattr(config, name) is None:
             raise ScalingError(name, f"rope_type '{config.rope_type}' requires {name}")

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.core.frequencies import inverse_frequencies
+
 LAYOUTS: tuple[str, ...] = ("interleaved", "concatenated", "tensor2tensor")
 
 
@@ -21,8 +23,7 @@ def sinusoid_frequencies(dim: int, base: float, layout: str) -> np.ndarray:
     """Angular frequencies w_i per position.  Shape ``(ceil(d/2),)`` for the Vaswani layouts,
     ``(d//2,)`` for tensor2tensor."""
     if layout in ("interleaved", "concatenated"):
-        i = np.arange((dim + 1) // 2, dtype=np.float64)
-        return 1.0 / np.power(float(base), 2.0 * i / dim)
+        return inverse_frequencies(dim, base, count=(dim + 1) // 2)
     if layout == "tensor2tensor":
         count = dim // 2
         increment = np.log(float(base)) / max(count - 1, 1)

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from app.core.frequencies import inverse_frequencies
+
 XL_BASE = 10000.0
 
 
@@ -35,7 +37,7 @@ def relative_inverse_frequencies(d_model: int) -> np.ndarray:
     """1 / 10000^(2i/d) for i = 0 … d/2 − 1.  Shape ``(d/2,)``; d even."""
     if d_model < 2 or d_model % 2:
         raise ValueError(f"d_model must be even and at least 2 (got {d_model})")
-    return 1.0 / np.power(XL_BASE, np.arange(0, d_model, 2, dtype=np.float64) / d_model)
+    return inverse_frequencies(d_model, XL_BASE)
 
 
 def relative_sinusoid(offsets: np.ndarray, d_model: int) -> np.ndarray:

@@ -59,8 +59,7 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
             ui("Scaling method (rope_type)"),
             Require(
                 "rope_type not in ('dynamic', 'ntk') or int(head_dim * partial_rotary_factor) > 2",
-                "rope_type '{rope_type}' raises the base to the power r/(r−2), so the rotary dimension must be above 2 "
-                "(it is {int(head_dim * partial_rotary_factor)})",
+                scaling.ROTARY_ABOVE_TWO.format(rope_type="{rope_type}", rotary_dim="{int(head_dim * partial_rotary_factor)}"),
             ),
         ],
         "factor": Annotated[
@@ -97,7 +96,7 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
             ui("beta_slow", kind="number"),
             Require(
                 "(beta_slow or 1) <= (beta_fast or 32)",
-                "beta_slow ({beta_slow or 1}) must not exceed beta_fast ({beta_fast or 32}); 0 means the defaults 1 and 32",
+                scaling.BETA_ORDER.format(beta_slow="{beta_slow or 1}", beta_fast="{beta_fast or 32}"),
                 when="rope_type == 'yarn'",
             ),
         ],

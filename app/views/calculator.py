@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import math
-
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from app.core import calculator as men
 from app.core import scaling
+from app.core.frequencies import pair_with_turns
 from app.core.rope import block_partition
 from app.web.fields import Base, HeadDim
 from app.web.params import UI, Params
@@ -46,20 +45,6 @@ class CalculatorParams(Params):
     ] = 4.0
 
 
-def _verdict(base: float, d: int, T: int, shown: int, envelope: dict) -> dict[str, Any]:
-    """The direct verdict for ``base``: from the drawn range, then on to T within the budget."""
-    if envelope["first_failing_m"] is not None:
-        return {"passes": False, "first_failing_m": envelope["first_failing_m"], "checked": envelope["first_failing_m"] + 1}
-    if shown == T:
-        return {"passes": True, "first_failing_m": None, "checked": T}
-    pairs = d // 2
-    stop = min(T, shown + max(0, men.VERDICT_BUDGET // pairs - shown))
-    found = men.MarginScan(scaling.base_inv_freq(d, base)).first_negative(shown, stop) if stop > shown else None
-    if found is not None:
-        return {"passes": False, "first_failing_m": found, "checked": found + 1}
-    return {"passes": True if stop == T else None, "first_failing_m": None, "checked": stop}
-
-
 def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
     d = params.head_dim
     b = params.base
@@ -68,7 +53,7 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
     s = T / L
     pairs = d // 2
     exponent = d / (d - 2) if d > 2 else None
-    extension = scaling.extension_status(s)
+    extension = scaling.extension_status(T, L)
     dynamic = scaling.RopeConfig(rope_type="dynamic", rope_theta=b, head_dim=d, factor=s, max_position_embeddings=L)
     llama3 = scaling.RopeConfig(rope_type="llama3", rope_theta=b, head_dim=d, original_max_position_embeddings=L,
                                 low_freq_factor=params.low_freq_factor, high_freq_factor=params.high_freq_factor)
@@ -83,7 +68,7 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
         if base is None:
             continue
         envelope = men.margin_envelope(base, d, shown, starts)
-        curve_verdict = _verdict(base, d, T, shown, envelope)
+        curve_verdict = men.verdict_from(base, d, T, shown, envelope["first_failing_m"])
         if verdict is None:
             verdict = curve_verdict
         curves.append({"label": label, "base": base, "low": envelope["low"], "high": envelope["high"],
@@ -92,7 +77,7 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
     if smallest["base"] is not None:
         larger = men.larger_failing_base(d, T, men.grid_index_at_least(smallest["base"]))
     tabulated = men.table_records(d)
-    step = (men.grid_value(men.grid_index_at_least(smallest["base"]) + 1) / smallest["base"]) if smallest["base"] else None
+    step = men.grid_step(smallest["base"]) if smallest["base"] else None
     return {
         **params.model_dump(),
         "margin": {"start": starts, "length": shown, "covers_target": shown == T, "curves": curves},
@@ -103,11 +88,11 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
         "ntk_base": scaling.ntk_base(b, s, d) if exponent and s > 1 else None,
         "ntk_base_formula_value": scaling.ntk_base(b, s, d) if exponent else None,
         "dynamic_base": scaling.dynamic_base(dynamic, T) if exponent and s >= 1 else None,
-        "dynamic_alpha": s * max(T, L) / L - (s - 1),
+        "dynamic_alpha": scaling.dynamic_alpha(dynamic, T),
         "yarn_attention": scaling.get_mscale(s),
         "yarn_logits": scaling.get_mscale(s) ** 2,
         "longrope_attention": scaling.longrope_attention(s, L),
-        "critical_pair": (d / 2) * math.log(L / (2 * math.pi)) / math.log(b),
+        "critical_pair": pair_with_turns(1, L, d, b),
         "llama3": scaling.llama3_band_counts(llama3),
         # Men et al.: the direct verdict on b and the smallest base on the 4-significant-digit grid.
         "base_passes": verdict["passes"],

@@ -10,7 +10,8 @@ from pydantic import Field
 
 from app.core.attention import causal_nope
 from app.core.decimate import minmax_envelope
-from app.core.frequencies import inverse_frequencies
+from app.core.frequencies import angles, inverse_frequencies
+from app.core.rope import ones_score
 from app.core.learned import diagonal_statistics
 from app.core.relative import alibi_bias, alibi_penalty, alibi_slopes, shaw_clipped_offsets, t5_bias_matrix, t5_bucket
 from app.core.scores import content_vectors, score_matrix
@@ -96,8 +97,7 @@ def compute_compare(params: CompareParams) -> dict[str, Any]:
     offsets = np.arange(-M, M + 1)
     inv_freq = inverse_frequencies(d, params.base)
 
-    # RoPE, q = k = (1, …, 1): each pair contributes Re(conj(1+i)(1+i)e^{iΔθ_j}) = 2cos(Δθ_j)
-    rope = 2.0 * np.cos(np.multiply.outer(offsets, inv_freq)).sum(axis=1) / np.sqrt(d)
+    rope = ones_score(angles(offsets, inv_freq))  # q = k = (1, …, 1)
     # PE(p)·PE(p + Δ) from the table rows themselves, at two starting points p (it must not depend on p):
     # one table over positions 0 … 2M + SECOND_ANCHOR serves both p = M and p = M + SECOND_ANCHOR
     table = sinusoidal_table(np.arange(2 * M + SECOND_ANCHOR + 1), d, params.base, "interleaved")

@@ -9,7 +9,7 @@ from pydantic import Field, model_validator
 
 from app import model_data
 from app.core import heads, scaling
-from app.core.gguf_llama import rope_theta
+from app.core.frequencies import inverse_frequencies
 from app.web.csv_format import Columns
 from app.web.params import UI, Params
 from app.web.rules import Bound
@@ -76,7 +76,7 @@ def compute_heads(params: HeadsParams) -> dict[str, Any]:
     arr = model_data.text_arrays(params.text)
     li = _META["layers"].index(int(params.layer))
     H, Hk = _META["n_head"], _META["n_kv_head"]
-    inv = rope_theta(_META["head_dim"], _META["rope_base"])
+    inv = inverse_frequencies(_META["head_dim"], _META["rope_base"])
     q_all = arr["q"][li].astype(np.float32)
     k_all = arr["k"][li].astype(np.float32)
     T = q_all.shape[1]

@@ -74,7 +74,7 @@ def resolved_parameters(config: scaling.RopeConfig) -> dict[str, Any]:
 def scaled_result(config: scaling.RopeConfig, seq_len: int | None) -> dict[str, Any]:
     """inv_freq, attention factor, wavelength and per-pair scale against the unscaled ladder."""
     inv_freq, attention = scaling.compute(config, seq_len)
-    unscaled = scaling.base_inv_freq(config.rotary_dim, config.rope_theta)
+    unscaled = inverse_frequencies(config.rotary_dim, config.rope_theta)
     return {
         "rope_type": config.rope_type,
         "seq_len": seq_len,

@@ -14,6 +14,7 @@ from app.core.decimate import minmax_envelope
 from app.core.learned import (
     cosine_similarity,
     diagonal_statistics,
+    pc_rotation,
     principal_components,
     row_norms,
     sinusoid_like,
@@ -201,23 +202,6 @@ def _pca_part(pca: dict[str, np.ndarray], first: int, last: int) -> dict[str, An
         "explained_variance_ratio": ratio[:COMPONENTS],
         "cumulative": np.cumsum(ratio)[:COMPONENTS],
     }
-
-
-def pc_rotation(pca: dict[str, np.ndarray]) -> tuple[float | None, float]:
-    """(positions per turn, share of steady steps) of the walk through the PC1/PC2 plane.
-
-    The step from position p to p + 1 turns by the wrapped angle between their (PC1, PC2) points;
-    when at least 90% of the steps turn the same way the walk is a steady rotation and its period
-    is 2π / |median step|; otherwise the period is None.
-    """
-    coordinates = pca["coordinates"]
-    if coordinates.shape[1] < 2 or len(coordinates) < 3:
-        return None, 0.0
-    angle = np.arctan2(coordinates[:, 1], coordinates[:, 0])
-    step = np.angle(np.exp(1j * np.diff(angle)))
-    median = float(np.median(step))
-    steady = float(np.mean(np.sign(step) == np.sign(median))) if median else 0.0
-    return (2 * np.pi / abs(median) if steady >= 0.9 else None), steady
 
 
 def compute_learned(params: LearnedParams) -> dict[str, Any]:

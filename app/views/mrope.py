@@ -9,7 +9,7 @@ import numpy as np
 from pydantic import Field
 
 from app.core.frequencies import inverse_frequencies, wavelengths
-from app.core.mrope import AXES, ones_score, pair_angles, pair_axes, sequence_positions
+from app.core.mrope import AXES, SECTION_SUM, ones_score, pair_angles, pair_axes, sequence_positions
 from app.web.csv_format import Columns
 from app.web.fields import Base
 from app.web.params import UI, Params
@@ -42,11 +42,7 @@ class MRopeParams(Params):
             "head_dim 128; Qwen3-VL: 24, 20, 20).  Repeat the key: mrope_section=16&mrope_section=24&mrope_section=24.",
         ),
         UI("mrope_section [t, h, w]", kind="list", help="three counts adding up to head_dim/2"),
-        Require(
-            "sum(mrope_section) == head_dim // 2",
-            "mrope_section must add up to head_dim/2 = {head_dim // 2} (one count per axis for every rotary pair); "
-            "its counts add up to {sum(mrope_section)}",
-        ),
+        Require("sum(mrope_section) == head_dim // 2", SECTION_SUM.format(half="{head_dim // 2}", total="{sum(mrope_section)}")),
     ] = (16, 24, 24)
     layout: Annotated[
         Literal["sections", "interleaved"],

@@ -8,8 +8,8 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import Field
 
-from app.core.frequencies import inverse_frequencies
-from app.core.offsets import log_columns, mean_and_std, record_returns
+from app.core.decimate import column_envelope
+from app.core.offsets import kept_pairs, log_columns, mean_and_std, prope_ladder, record_returns
 from app.core.rope import as_complex, block_partition
 from app.core.scores import content_vectors
 from app.settings import MAX_CURVE_COLUMNS
@@ -88,18 +88,6 @@ class OffsetsParams(Params):
     ] = "log"
 
 
-def kept_pairs(head_dim: int, drop_percent: float) -> int:
-    """Pairs that keep rotating under p-RoPE: int(p·d // 2) with p = 1 − x/100 (HF 'proportional')."""
-    return int((1.0 - drop_percent / 100.0) * head_dim // 2)
-
-
-def prope_ladder(head_dim: int, base: float, drop_percent: float) -> np.ndarray:
-    """θ_j = b^(−2j/d) for the kept (fastest) pairs, 0 for the dropped (slowest, highest j) ones."""
-    inv_freq = inverse_frequencies(head_dim, base)
-    inv_freq[kept_pairs(head_dim, drop_percent) :] = 0.0
-    return inv_freq
-
-
 def _weights(params: OffsetsParams) -> np.ndarray:
     """w_j = conj(z_q,j)·z_k,j for each content draw: ``(S, d/2)`` complex."""
     if params.content == "constant":
@@ -146,12 +134,12 @@ def compute_offsets(params: OffsetsParams) -> dict[str, Any]:
         mean, std = mean_and_std(weights, inv_freq, count, buffer)
         shown = mean[first:]
         curve: dict[str, Any] = {"base": base, "s0": float(mean[0])}
-        curve["low"], curve["high"] = np.fmin.reduceat(shown, offsets), np.fmax.reduceat(shown, offsets)
+        curve["low"], curve["high"] = column_envelope(shown, offsets)
         if params.content == "random":
             if std is None:
                 std = np.zeros(count)
-            curve["band_low"] = np.fmin.reduceat(shown - std[first:], offsets)
-            curve["band_high"] = np.fmax.reduceat(shown + std[first:], offsets)
+            curve["band_low"] = column_envelope(shown - std[first:], offsets)[0]
+            curve["band_high"] = column_envelope(shown + std[first:], offsets)[1]
             curve["std0"] = float(std[0])
         else:
             curve["band_low"] = curve["band_high"] = None

@@ -11,7 +11,7 @@ from pydantic import Field
 from app.core import precision
 from app.core.frequencies import rotary_dim
 from app.core.rope import block_partition
-from app.core.scaling import base_inv_freq
+from app.core.frequencies import inverse_frequencies
 from app.web.fields import Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Params
 from app.web.rules import Bound
@@ -59,7 +59,7 @@ class PrecisionParams(Params):
 
 def compute_precision(params: PrecisionParams) -> dict[str, Any]:
     r = rotary_dim(params.head_dim, params.partial_rotary_factor)
-    theta = base_inv_freq(r, params.base)
+    theta = inverse_frequencies(r, params.base)
     columns = min(COLUMNS, params.seq_len)
     # Per-column maxima over every position, exact, without np.cos on every position (see the
     # docstring of error_envelopes).

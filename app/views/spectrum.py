@@ -8,7 +8,6 @@ the parameters of real published configs.
 
 from __future__ import annotations
 
-import math
 from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
@@ -16,7 +15,7 @@ import numpy as np
 from pydantic import Field
 
 from app.core import scaling
-from app.core.frequencies import rotary_dim
+from app.core.frequencies import inverse_frequencies, pair_with_turns, rotary_dim, wavelengths
 from app.core.hf_config import rope_config_from_hf
 from app.core.presets import PRESETS
 from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
@@ -28,6 +27,7 @@ from app.web.views import View, register
 
 _F = scaling_fields(hidden=False)
 DENSE = 400
+SWITCH_LENGTHS = 160
 
 
 @with_method_fields(_F)
@@ -54,93 +54,13 @@ class SpectrumDisplay(Display):
     ] = "wavelength"
 
 
-def _ramp_curves(params: SpectrumParams, wavelength_grid: np.ndarray) -> dict[str, Any]:
-    """YaRN's ramp as the paper defines it (linear in r = L/λ between α = beta_slow and
-    β = beta_fast) and as the code does (linear in pair index between the correction dims)."""
-    r = rotary_dim(params.head_dim, params.partial_rotary_factor)
-    cfg = rope_config_of(params, rope_type="yarn")
-    s = scaling.effective_factor(cfg)
-    alpha, beta = cfg.beta_slow or 1, cfg.beta_fast or 32
-    L = params.original_max_position_embeddings
-    ratio = L / wavelength_grid
-    gamma = np.clip((ratio - alpha) / (beta - alpha), 0, 1) if beta != alpha else (ratio > alpha).astype(float)
-    low, high = scaling.yarn_correction_range(cfg)
-    if low == high:
-        high += 0.001
-    j = (r / 2) * np.log(wavelength_grid / (2 * math.pi)) / math.log(params.base)
-    ramp = np.clip((j - low) / (high - low), 0, 1)
-    return {
-        "wavelength": wavelength_grid,
-        "paper_scale": gamma + (1 - gamma) / s,
-        "code_scale": (1 - ramp) + ramp / s,
-        "alpha": alpha,
-        "beta": beta,
-        "correction_range": [low, high if high != low + 0.001 else low],
-        "correction_range_unrounded": [
-            scaling.correction_dim(beta, r, params.base, L),
-            scaling.correction_dim(alpha, r, params.base, L),
-        ],
-        "paper_edges": [L / beta, L / alpha],
-    }
-
-
-SWITCH_LENGTHS = 160
-
-
-def _longrope_switch(params: SpectrumParams, theta: np.ndarray) -> dict[str, Any] | None:
-    """LongRoPE's two factor sets side by side, and θ'_j/θ_j of a few pairs against the current
-    length: transformers uses short_factor while seq_len ≤ L0 and long_factor once seq_len > L0
-    (``dynamic_rope_update``; at init, seq_len None, short).  None unless rope_type is longrope."""
-    if params.rope_type != "longrope":
-        return None
-    cfg = rope_config_of(params, rope_type="longrope")
-    L0 = params.original_max_position_embeddings
-    T = params.seq_len
-    short, attention = scaling.compute(cfg, None)
-    long, _ = scaling.compute(cfg, L0 + 1)
-    top = max(16 * L0, 2 * T)
-    lengths = np.unique(np.concatenate([
-        np.geomspace(max(1, L0 // 16), top, SWITCH_LENGTHS).astype(np.int64), [L0, L0 + 1, max(T, 1)]
-    ]))
-    pairs = sorted({0, len(theta) // 2, len(theta) - 1})
-    at_length = np.array([scaling.compute(cfg, int(n))[0][pairs] / theta[pairs] for n in lengths])
-    return {
-        "short_scale": short / theta,
-        "long_scale": long / theta,
-        "in_use": "long" if T > L0 else "short",
-        "switch_after": L0,
-        "attention_factor": attention,
-        "lengths": lengths,
-        "pairs": pairs,
-        "scale_at_length": at_length.T,  # (pairs, lengths)
-    }
-
-
-def _extension_status(params: SpectrumParams) -> dict[str, Any]:
-    """Whether the target length T needs extending at all (T/L0 > 1), with why not when it does not."""
-    L = params.original_max_position_embeddings
-    T = params.seq_len
-    if T > L:
-        return {"extends": True, "reason": None}
-    relation = "equals" if T == L else "is below"
-    return {
-        "extends": False,
-        "reason": (
-            f"the target length T = {T:,} {relation} the training length L0 = {L:,} (T/L0 = {T / L:.6g}): the model was "
-            "trained on every position up to T, so nothing is extended; the static methods still apply factor "
-            f"s = {params.factor:g} whatever the length, dynamic NTK keeps the base up to max_position_embeddings, and "
-            "LongRoPE uses its short factors"
-        ),
-    }
-
-
 def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
     r = rotary_dim(params.head_dim, params.partial_rotary_factor)
     L = params.original_max_position_embeddings
     T = params.seq_len
     s = params.factor
-    theta = scaling.base_inv_freq(r, params.base)
-    wavelength = 2 * math.pi / theta
+    theta = inverse_frequencies(r, params.base)
+    wavelength = wavelengths(theta)
 
     methods: dict[str, Any] = {}
     for name, method in scaling.METHODS.items():
@@ -158,7 +78,7 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
     temperature_scale = np.geomspace(1, max(64.0, 2 * s), 200)
     lengths = np.unique(np.geomspace(max(1, params.max_position_embeddings // 8), max(4 * T, 2 * params.max_position_embeddings), 300).astype(np.int64))
     dynamic_ok = r > 2
-    critical = (r / 2) * math.log(L / (2 * math.pi)) / math.log(params.base)
+    critical = pair_with_turns(1, L, r, params.base)
     bands = (
         scaling.llama3_band_counts(
             scaling.RopeConfig(rope_type="llama3", rope_theta=params.base, head_dim=r, original_max_position_embeddings=L,
@@ -194,11 +114,15 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
         },
         # T/L0 ≤ 1: nothing to extend (said, not computed silently); s_target = T / L0.
         "target_scale": T / L,
-        **_extension_status(params),
-        "longrope_switch": _longrope_switch(params, theta),
+        **scaling.extension_status(T, L),
+        "longrope_switch": (
+            scaling.longrope_switch(rope_config_of(params, rope_type="longrope"), T, SWITCH_LENGTHS)
+            if params.rope_type == "longrope"
+            else None
+        ),
         "critical_pair": critical,
         "pairs_below_train_len": int((wavelength < L).sum()),
-        "ramp": _ramp_curves(params, grid),
+        "ramp": scaling.yarn_ramp_curves(rope_config_of(params, rope_type="yarn"), grid),
         "llama3_bands": bands,
         "coverage": {
             "train_max_angle": L * theta,
@@ -207,8 +131,8 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
         },
         "temperature": {
             "scale": temperature_scale,
-            "yarn": 0.1 * np.log(temperature_scale) + 1,
-            "longrope": np.sqrt(1 + np.log(temperature_scale) / math.log(L)),
+            "yarn": np.array([scaling.get_mscale(float(x)) for x in temperature_scale]),
+            "longrope": np.array([scaling.longrope_attention(float(x), L) for x in temperature_scale]),
             # With this config's mscale / mscale_all_dim (YaRN): HF's attention_factor (cos and sin are
             # multiplied by it) and DeepSeek's softmax-scale multiplier get_mscale(s, mscale_all_dim)².
             "yarn_configured": np.array([

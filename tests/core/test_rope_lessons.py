@@ -10,12 +10,13 @@ import pytest
 from app.core.clock import closest_return, min_separation, near_returns, wrap_signed
 from app.core.decimate import minmax_envelope
 from app.core.frequencies import inverse_frequencies
-from app.core.offsets import column_envelope, log_columns, offset_curves
+from app.core.decimate import column_envelope
+from app.core.offsets import log_columns, offset_curves, prope_ladder
 from app.core.rope import interleaved_to_half, rotation_matrix
 from app.core.scores import content_vectors, diagonal_spread, theta_identity_errors
 from app.views.clock import ClockParams, compute_clock
 from app.views.conventions import ConventionsParams, compute_conventions
-from app.views.offsets import OffsetsParams, compute_offsets, prope_ladder
+from app.views.offsets import OffsetsParams, compute_offsets
 from app.views.rotation import PRESETS, RotationParams, compute_rotation
 from app.views.scores import ScoresParams, compute_scores
 from tests.reference_data import cases

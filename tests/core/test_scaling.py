@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from app.core import scaling
+from app.core.frequencies import pair_with_turns
 from app.core.hf_config import rope_config_from_hf
 from app.core.scaling import METHODS, RopeConfig, ScalingError, compute
 
@@ -72,8 +73,8 @@ def test_llama_default_ignores_partial_rotary_but_neox_honours_it():
 def test_yarn_correction_range_d128():
     config = RopeConfig(rope_type="yarn", rope_theta=1e4, head_dim=128, factor=8.0, original_max_position_embeddings=4096)
     assert scaling.yarn_correction_range(config) == (20, 46)
-    assert scaling.correction_dim(32, 128, 1e4, 4096) == pytest.approx(20.944, abs=5e-4)
-    assert scaling.correction_dim(1, 128, 1e4, 4096) == pytest.approx(45.027, abs=5e-4)
+    assert pair_with_turns(32, 4096, 128, 1e4) == pytest.approx(20.944, abs=5e-4)
+    assert pair_with_turns(1, 4096, 128, 1e4) == pytest.approx(45.027, abs=5e-4)
     inv_freq, _ = compute(config)
     theta = 1e4 ** (-np.arange(0, 128, 2) / 128)
     np.testing.assert_allclose(inv_freq[:21], theta[:21], rtol=1e-12)  # below low: kept

@@ -44,11 +44,6 @@ function positiveRange(arrays) {
   return [lo, hi];
 }
 
-function pairOf(wavelength, data) {
-  // Fractional pair index whose unscaled wavelength is λ: j = (r/2)·ln(λ/2π)/ln b.
-  return ((data.rotary_dim / 2) * Math.log(wavelength / (2 * Math.PI))) / Math.log(data.base);
-}
-
 function drawScale(data, byPair) {
   const x = byPair ? [...data.pair] : [...data.wavelength];
   const traces = [];
@@ -96,7 +91,7 @@ function drawScale(data, byPair) {
 
 function drawRamp(data, byPair) {
   const ramp = data.ramp;
-  const xDense = byPair ? ramp.wavelength.map((w) => pairOf(w, data)) : [...ramp.wavelength];
+  const xDense = byPair ? [...ramp.pair] : [...ramp.wavelength];
   const traces = [
     {
       type: "scatter",
@@ -127,8 +122,9 @@ function drawRamp(data, byPair) {
   }
   const s = data.factor;
   const edges = ramp.paper_edges;
-  traces.push(vline(byPair ? pairOf(edges[0], data) : edges[0], 1 / s / 1.2, 1.2, `λ = L/β ${equals(edges[0])}`, "#666", "dot"));
-  traces.push(vline(byPair ? pairOf(edges[1], data) : edges[1], 1 / s / 1.2, 1.2, `λ = L/α ${equals(edges[1])}`, "#666", "dot"));
+  const edgePairs = ramp.correction_range_unrounded; // the pairs whose wavelengths are L/β and L/α
+  traces.push(vline(byPair ? edgePairs[0] : edges[0], 1 / s / 1.2, 1.2, `λ = L/β ${equals(edges[0])}`, "#666", "dot"));
+  traces.push(vline(byPair ? edgePairs[1] : edges[1], 1 / s / 1.2, 1.2, `λ = L/α ${equals(edges[1])}`, "#666", "dot"));
   draw("plot-ramp", traces, {
     title: { text: "YaRN: the paper's ramp against the code's ramp" },
     xaxis: byPair ? axis("pair index j") : axis("wavelength λ (tokens)", { type: "log", exponentformat: "power" }),
