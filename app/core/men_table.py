@@ -23,7 +23,6 @@ PATH = Path(__file__).resolve().parents[1] / "data" / "men_table.csv"
 COLUMNS = ("head_dim", "index", "reach", "previous_fails_at")
 
 
-@lru_cache(maxsize=4)
 def load(path: Path = PATH) -> tuple[int, dict[int, dict]]:
     """(limit, records by head dim) of a records file.  Raises ``ValueError`` for a malformed one."""
     from app.core.calculator import grid_value  # the calculator imports this module
@@ -63,9 +62,15 @@ def write(path: Path, limit: int, records: dict[int, dict], header: str) -> None
     path.write_text("\n".join(lines) + "\n", encoding="ascii")
 
 
+@lru_cache(maxsize=1)
+def shipped() -> tuple[int, dict[int, dict]]:
+    """The shipped file's (limit, records), read once per process."""
+    return load(PATH)
+
+
 def __getattr__(name: str):
     if name == "LIMIT":
-        return load()[0]
+        return shipped()[0]
     if name == "RECORDS":
-        return load()[1]
+        return shipped()[1]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
