@@ -76,7 +76,7 @@ def _hand_view(theta: float, count: int, partner: int | None) -> dict[str, Any]:
     span = (count - 1) * theta
     result = {
         "theta": theta,
-        "period": 2.0 * math.pi / theta,
+        "period": float(wavelengths(theta)),
         "angles": hand_angles(positions, theta),
         "closest": closest,
         "step": closest["step"],

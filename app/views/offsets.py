@@ -9,6 +9,7 @@ import numpy as np
 from pydantic import Field
 
 from app.core.decimate import column_envelope
+from app.core.frequencies import wavelengths
 from app.core.offsets import kept_pairs, log_columns, mean_and_std, prope_ladder, record_returns
 from app.core.rope import as_complex, block_partition
 from app.core.scores import content_vectors
@@ -170,7 +171,7 @@ def compute_offsets(params: OffsetsParams) -> dict[str, Any]:
         "returns": {
             "hand": params.hand,
             "theta": theta,
-            "period": 2.0 * math.pi / theta if theta > 0 else None,
+            "period": float(wavelengths(theta)) if theta > 0 else None,
             "marks": record_returns(theta, count) if theta > 0 else [],
         },
     }
