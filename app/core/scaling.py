@@ -150,7 +150,7 @@ def yarn_ramp(low: float, high: float, pairs: np.ndarray) -> np.ndarray:
 def yarn_ramp_curves(config: RopeConfig, wavelength: np.ndarray) -> dict[str, object]:
     """YaRN's scale θ'/θ over a wavelength axis ``(W,)``, as the paper defines it and as the code does.
 
-    Paper (Peng et al. 2023, eq. 17–18): γ(ρ) = clip((ρ − α)/(β − α), 0, 1) with ρ = L0/λ the turns
+    Paper (Peng et al. 2023, "NTK-by-parts"): γ(ρ) = clip((ρ − α)/(β − α), 0, 1) with ρ = L0/λ the turns
     over the training length, α = beta_slow, β = beta_fast, and θ'/θ = γ + (1 − γ)/s.  Code (HF):
     the ramp of :func:`yarn_ramp` in pair index between the correction dims, read at the fractional
     pair j(λ) = :func:`pair_with_turns` (1, λ) of each wavelength, θ'/θ = (1 − ramp) + ramp/s.
@@ -268,9 +268,15 @@ def dynamic_base(config: RopeConfig, seq_len: int | None) -> float:
     return ntk_base(config.rope_theta, dynamic_alpha(config, seq_len), config.rotary_dim)
 
 
+def ntk_exponent(rotary_dim: int) -> float | None:
+    """The power r/(r−2) that NTK-aware and dynamic NTK raise α to; None for r ≤ 2, where it does not
+    exist (:data:`ROTARY_ABOVE_TWO`)."""
+    return rotary_dim / (rotary_dim - 2) if rotary_dim > 2 else None
+
+
 def ntk_base(base: float, alpha: float, rotary_dim: int) -> float:
     """Static NTK-aware base: b·α^(r/(r−2)) (jquesnelle/yarn ``LlamaNTKScaledRotaryEmbedding``)."""
-    return base * alpha ** (rotary_dim / (rotary_dim - 2))
+    return base * alpha ** ntk_exponent(rotary_dim)
 
 
 def llama3_bands(config: RopeConfig) -> dict[str, float]:
@@ -365,7 +371,7 @@ BETA_ORDER = (
 
 
 def _check_rotary_above_two(config: RopeConfig) -> None:
-    if config.rotary_dim <= 2:
+    if ntk_exponent(config.rotary_dim) is None:
         raise ScalingError(
             "partial_rotary_factor" if config.partial_rotary_factor < 1 else "head_dim",
             sentence(ROTARY_ABOVE_TWO, rope_type=config.rope_type, rotary_dim=config.rotary_dim),

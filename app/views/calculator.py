@@ -52,7 +52,7 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
     T = params.seq_len
     s = T / L
     pairs = d // 2
-    exponent = d / (d - 2) if d > 2 else None
+    exponent = scaling.ntk_exponent(d)
     extension = scaling.extension_status(T, L)
     dynamic = scaling.RopeConfig(rope_type="dynamic", rope_theta=b, head_dim=d, factor=s, max_position_embeddings=L)
     llama3 = scaling.RopeConfig(rope_type="llama3", rope_theta=b, head_dim=d, original_max_position_embeddings=L,

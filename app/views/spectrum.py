@@ -77,7 +77,7 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
     grid = np.geomspace(max(1.0, wavelength.min() / 2), wavelength.max() * 2, DENSE)
     temperature_scale = np.geomspace(1, max(64.0, 2 * s), 200)
     lengths = np.unique(np.geomspace(max(1, params.max_position_embeddings // 8), max(4 * T, 2 * params.max_position_embeddings), 300).astype(np.int64))
-    dynamic_ok = r > 2
+    dynamic_ok = scaling.ntk_exponent(r) is not None
     critical = pair_with_turns(1, L, r, params.base)
     bands = (
         scaling.llama3_band_counts(
