@@ -13,7 +13,6 @@ base, None when exhausted).
 
 from __future__ import annotations
 
-import io
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,20 +26,25 @@ def load(path: Path = PATH) -> tuple[int, dict[int, dict]]:
     """(limit, records by head dim) of a records file.  Raises ``ValueError`` for a malformed one."""
     from app.core.calculator import grid_value  # the calculator imports this module
 
-    text = path.read_text(encoding="ascii")
-    comments = [line[1:].strip() for line in text.splitlines() if line.startswith("#")]
+    body = path.read_text(encoding="ascii").split(",".join(COLUMNS) + "\n", 1)
+    comments = [line[1:].strip() for line in body[0].splitlines() if line.startswith("#")]
     limits = [int(line.split(":", 1)[1]) for line in comments if line.startswith("limit:")]
-    body = text.split(",".join(COLUMNS) + "\n", 1)
     if len(limits) != 1 or len(body) != 2:
         raise ValueError(f"{path.name}: needs one '# limit: N' line and the header {','.join(COLUMNS)}")
-    rows = np.loadtxt(io.StringIO(body[1]), delimiter=",", dtype=np.int64, ndmin=2)
-    if rows.shape[1] != len(COLUMNS):
+    # numpy's text parser (a ValueError on anything but integers); one row per line
+    values = np.fromstring(body[1].replace("\n", ","), dtype=np.int64, sep=",")
+    if values.size % len(COLUMNS) or values.size // len(COLUMNS) != body[1].count("\n"):
         raise ValueError(f"{path.name}: every row needs {len(COLUMNS)} integers ({','.join(COLUMNS)})")
+    rows = values.reshape(-1, len(COLUMNS))
+    blocks = np.split(rows, np.flatnonzero(np.diff(rows[:, 0])) + 1)  # one block of rows per head dim
+    if len({int(block[0, 0]) for block in blocks}) != len(blocks):
+        raise ValueError(f"{path.name}: the rows of each head dim must be consecutive")
     records: dict[int, dict] = {}
-    for d in np.unique(rows[:, 0]):
-        index, reach, previous = rows[rows[:, 0] == d, 1:].T.copy()
+    for block in blocks:
+        d = int(block[0, 0])
+        index, reach, previous = block[:, 1:].T.copy()
         exhausted = bool(reach[-1] >= 0)
-        records[int(d)] = {
+        records[d] = {
             "index": index,
             "reach": reach,
             "previous_fails_at": previous,

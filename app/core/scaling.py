@@ -106,15 +106,23 @@ class Method:
 # ---- shared pieces --------------------------------------------------------------------------
 
 
-def get_mscale(scale: float, mscale: float = 1.0) -> float:
-    """YaRN's attention temperature: 1 if s ≤ 1 else 0.1·k·ln(s) + 1 (HF ``get_mscale``)."""
+def get_mscale(scale: float | np.ndarray, mscale: float = 1.0) -> float | np.ndarray:
+    """YaRN's attention temperature: 1 if s ≤ 1 else 0.1·k·ln(s) + 1 (HF ``get_mscale``).
+    A number → a float computed as HF does (``math.log``); an array of scales → that shape."""
+    if np.ndim(scale):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(scale <= 1, 1.0, 0.1 * mscale * np.log(scale) + 1.0)
     if scale <= 1:
         return 1.0
     return 0.1 * mscale * math.log(scale) + 1.0
 
 
-def longrope_attention(scale: float, original_max_position_embeddings: int) -> float:
-    """LongRoPE's default attention factor: 1 if s ≤ 1 else sqrt(1 + ln s / ln L0)."""
+def longrope_attention(scale: float | np.ndarray, original_max_position_embeddings: int) -> float | np.ndarray:
+    """LongRoPE's default attention factor: 1 if s ≤ 1 else sqrt(1 + ln s / ln L0).
+    A number → a float (``math``, as HF); an array of scales → that shape."""
+    if np.ndim(scale):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(scale <= 1, 1.0, np.sqrt(1 + np.log(scale) / math.log(original_max_position_embeddings)))
     if scale <= 1.0:
         return 1.0
     return math.sqrt(1 + math.log(scale) / math.log(original_max_position_embeddings))

@@ -164,3 +164,6 @@ register(
         examples=("head_dim=128&base=500000&original_max_position_embeddings=8192&seq_len=131072",),
     )
 )
+
+# Read the precomputed records now, as this worker starts, not on its first calculator request.
+men.men_table.shipped()

@@ -131,8 +131,8 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
         },
         "temperature": {
             "scale": temperature_scale,
-            "yarn": np.array([scaling.get_mscale(float(x)) for x in temperature_scale]),
-            "longrope": np.array([scaling.longrope_attention(float(x), L) for x in temperature_scale]),
+            "yarn": scaling.get_mscale(temperature_scale),
+            "longrope": scaling.longrope_attention(temperature_scale, L),
             # With this config's mscale / mscale_all_dim (YaRN): HF's attention_factor (cos and sin are
             # multiplied by it) and DeepSeek's softmax-scale multiplier get_mscale(s, mscale_all_dim)².
             "yarn_configured": np.array([

@@ -183,3 +183,15 @@ def test_men_table_file_round_trips_and_refuses_a_malformed_one(tmp_path):
     path.write_text("head_dim,index,reach,previous_fails_at\n8,0,2,-1\n")
     with pytest.raises(ValueError, match="limit"):
         men_table.load(path)
+
+
+def test_temperatures_of_many_scales_are_each_scale_alone():
+    scales = np.array([0.25, 1.0, 1.5, 8.0, 40.0, 1e4])
+    for one, many in (
+        (lambda s: scaling.get_mscale(s), scaling.get_mscale(scales)),
+        (lambda s: scaling.get_mscale(s, 0.707), scaling.get_mscale(scales, 0.707)),
+        (lambda s: scaling.longrope_attention(s, 4096), scaling.longrope_attention(scales, 4096)),
+    ):
+        np.testing.assert_allclose(many, [one(float(s)) for s in scales], rtol=ULP2)
+    assert scaling.get_mscale(8.0) == 0.1 * math.log(8.0) + 1  # transformers' get_mscale
+    assert scaling.longrope_attention(8.0, 4096) == math.sqrt(1 + math.log(8.0) / math.log(4096))
