@@ -281,7 +281,7 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
         "api": "/api/rope/frequencies?" + urlencode(query),
     }
     if top["mrope"] is not None:
-        result["links"]["mrope"] = top["mrope"]["lesson"]
+        result["links"]["mrope"] = "/mrope"
     return result
 
 
