@@ -19,7 +19,7 @@ from starlette.responses import Response
 from app.core import scaling
 from app.core.frequencies import inverse_frequencies, rotary_dim, turns_within, wavelengths
 from app.core.hf_config import rope_settings_from_hf
-from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
+from app.views._rope_scaling import MAX_LENGTH, SHARED_DEFAULTS, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
 from app.web import errors
 from app.web.fields import Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI
@@ -31,18 +31,18 @@ _F = scaling_fields(hidden=True)
 
 @with_method_fields(_F)
 class LadderParams(ScalingChecks):
-    head_dim: HeadDim = 64
-    base: Base = 10000.0
-    partial_rotary_factor: PartialRotaryFactor = 1.0
+    head_dim: HeadDim = SHARED_DEFAULTS["head_dim"]
+    base: Base = SHARED_DEFAULTS["base"]
+    partial_rotary_factor: PartialRotaryFactor = SHARED_DEFAULTS["partial_rotary_factor"]
     context_len: Annotated[
         int,
         Field(ge=1, le=10_000_000, description="Context length L to compare each wavelength with."),
         UI("Context length L", kind="log", unit="tokens"),
     ] = 4096
-    rope_type: _F["rope_type"] = "default"
-    factor: _F["factor"] = 4.0
-    original_max_position_embeddings: _F["original_max_position_embeddings"] = 4096
-    max_position_embeddings: _F["max_position_embeddings"] = 4096
+    rope_type: _F["rope_type"] = SHARED_DEFAULTS["rope_type"]
+    factor: _F["factor"] = SHARED_DEFAULTS["factor"]
+    original_max_position_embeddings: _F["original_max_position_embeddings"] = SHARED_DEFAULTS["original_max_position_embeddings"]
+    max_position_embeddings: _F["max_position_embeddings"] = SHARED_DEFAULTS["max_position_embeddings"]
     seq_len: _F["seq_len"] = 0
 
 

@@ -25,6 +25,22 @@ MAX_POSITION = 1_000_000
 Coordinate = Annotated[int, Field(ge=0, le=MAX_POSITION)]
 
 
+# Qwen2-VL's and Qwen2.5-VL's split of a 128-dim head: 16 pairs on time, 24 on height, 24 on width.
+DEFAULT_SECTION = (16, 24, 24)
+
+
+def default_section(data: dict[str, Any]) -> tuple[int, int, int]:
+    """mrope_section when none is given: Qwen2-VL's 16/24/24 for head_dim 128, and for another head
+    the same shares of its P = head_dim/2 pairs (a quarter on time, the rest halved between height and
+    width), so the default always adds up to head_dim/2."""
+    pairs = data.get("head_dim", 128) // 2
+    if sum(DEFAULT_SECTION) == pairs:
+        return DEFAULT_SECTION
+    t = pairs // 4
+    h = (pairs - t) // 2
+    return (t, h, pairs - t - h)
+
+
 class MRopeParams(Params):
     # A box, not a slider: head_dim/2 must equal the sum of mrope_section, so the two change together.
     head_dim: Annotated[
@@ -39,7 +55,10 @@ class MRopeParams(Params):
             min_length=3,
             max_length=3,
             description="Rotary pairs per axis [t, h, w]; they must add up to head_dim/2 (Qwen2-VL: 16, 24, 24 for "
-            "head_dim 128; Qwen3-VL: 24, 20, 20).  Repeat the key: mrope_section=16&mrope_section=24&mrope_section=24.",
+            "head_dim 128; Qwen3-VL: 24, 20, 20).  Repeat the key: mrope_section=16&mrope_section=24&mrope_section=24.  "
+            "Not given: 16, 24, 24 for head_dim 128, else the same shares of head_dim/2 (a quarter on t, the rest halved "
+            "between h and w).",
+            default_factory=default_section,
         ),
         UI("mrope_section [t, h, w]", kind="list", help="three counts adding up to head_dim/2"),
         Require(
@@ -47,7 +66,7 @@ class MRopeParams(Params):
             "mrope_section must add up to head_dim/2 = {head_dim // 2} (one count per axis for every rotary pair); "
             "its counts add up to {sum(mrope_section)}",
         ),
-    ] = (16, 24, 24)
+    ]
     layout: Annotated[
         Literal["sections", "interleaved"],
         Field(

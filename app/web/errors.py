@@ -69,6 +69,11 @@ def describe_errors(errors: list[dict[str, Any]], models: list[type[BaseModel]])
             if param in allowed:
                 item["allowed"] = allowed[param]
         value = error.get("input")
+        at = loc.index(param) if param in loc else -1
+        if at >= 0 and len(loc) > at + 1 and isinstance(loc[at + 1], int) and isinstance(value, str) and "," in value:
+            # One item of a list parameter holds a comma: the query gives a list by repeating its name.
+            parts = [part.strip() for part in value.split(",")][:3]
+            item["msg"] += f"; a list is given by repeating the name ({'&'.join(f'{param}={part}' for part in parts)}), not with commas"
         # The refused value is echoed when JSON can carry it as it is: short text, a finite float,
         # an integer within 64 bits (a body of -9223372036854775809 is refused, not echoed).
         if (
