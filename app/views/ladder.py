@@ -260,7 +260,7 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
     (the full-attention layers', or the only one); ``settings`` lists every setting."""
     parsed = rope_settings_from_hf(body, seq_len)
     top = parsed["top"]
-    settings = [_setting_result(setting, seq_len) for setting in parsed["settings"]]
+    settings = [{**_setting_result(setting, seq_len), "query": spectrum_query(setting["config"], seq_len)} for setting in parsed["settings"]]
     primary = parsed["settings"][parsed["primary"]]
     result = dict(settings[parsed["primary"]])
     query = spectrum_query(primary["config"], seq_len)
@@ -295,15 +295,19 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
         "type (`{\"full_attention\": {...}, \"sliding_attention\": {...}}`). Multimodal wrappers are read from "
         "`text_config` (Gemma 3, Llama 4, Qwen3-VL, Mistral 3). Gemma 3's `rope_local_base_freq`, M-RoPE's "
         "`mrope_section` (Qwen2-VL, Qwen2.5-VL, Qwen3-VL; default frequencies), Phi-3's `su`/`yarn` (read as "
-        "longrope, as transformers does), Llama 4's `no_rope_layers` and DeepSeek's `qk_rope_head_dim` are understood. "
+        "longrope, as transformers does), `no_rope_layers` (Llama 4, SmolLM3) and `qk_rope_head_dim` (DeepSeek, Kimi-K2) are understood. "
         "Unrelated keys are ignored; a RoPE key the chosen type does not read is named in `notes` and ignored; an "
         "unknown rope_type or a missing required field gives 422 naming it. Returns, for the primary setting (the "
         "full-attention layers', or the only one), `inv_freq` (one per rotated pair), `attention_factor` (cos and sin "
         "are multiplied by it), `logit_multiplier` (its square), `softmax_scale_multiplier` (DeepSeek's "
         "get_mscale(s, mscale_all_dim)², null elsewhere) with `attention_factors` saying where each applies, "
         "`wavelength`, `scale` against the unscaled ladder, the `resolved` parameters and `links` to the same view as "
-        "GET URLs (and to /mrope for M-RoPE); `settings` lists every RoPE setting the same way (with `layer_type`), "
-        "`mrope` the sections, `layers` which layers use which setting (Llama 4: RoPE and NoPE layers). Example body: "
+        "GET URLs (and to /mrope for M-RoPE); `settings` lists every RoPE setting the same way (with `layer_type` and its "
+        "own `query`), "
+        "`mrope` the sections, `layers` which layers use which setting (`layer_types`) and which use no RoPE "
+        "(`rope_layers`, `nope_layers`: Llama 4, SmolLM3), and `notes` every default used and every setting read. "
+        "`qk_rope_head_dim`, `partial_rotary_factor`, `no_rope_layers` / `no_rope_layer_interval` and `layer_types` are "
+        "read whatever the model_type. Example body: "
         '`{"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0, "max_position_embeddings": '
         '131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, '
         '"high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}`.'
