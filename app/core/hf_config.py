@@ -535,6 +535,8 @@ def _rope_config(top: dict[str, Any], setting: dict[str, Any], seq_len: int | No
     values: dict[str, Any] = {}
     for key, value in params.items():
         where = prefix + (key if key not in given else f"{where_dict}.{key}")
+        if where_dict == "rope_local_base_freq" and key == "rope_theta":
+            where = prefix + where_dict  # Gemma 3's sliding layers: their base is that key
         if key in ("rope_type", "type"):
             continue
         if key == "truncate":
