@@ -115,7 +115,7 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
             ui("low_freq_factor", kind="number", step=0.5),
         ],
         "high_freq_factor": Annotated[
-            float, Field(gt=0, le=1e4, allow_inf_nan=False, description="llama3: wavelengths below L0/high_freq_factor are kept."),
+            float, Field(gt=0, le=1e4, allow_inf_nan=False, description="llama3: wavelengths below L0/high_freq_factor are kept (not given: 4, or low_freq_factor when larger)."),
             ui("high_freq_factor", kind="number", step=0.5),
             Bound(ge="low_freq_factor", when="rope_type == 'llama3'", why=LLAMA3_BANDS),
         ],
@@ -154,6 +154,12 @@ METHOD_FIELD_DEFAULTS: dict[str, Any] = {
 M = TypeVar("M", bound="ScalingChecks")
 
 
+def high_freq_default(data: dict[str, Any]) -> float:
+    """high_freq_factor when not given: 4 (Llama 3.1's), or low_freq_factor when that is larger, so
+    the smoothing band is never inverted by a default."""
+    return max(METHOD_FIELD_DEFAULTS["high_freq_factor"], data.get("low_freq_factor", 1.0))
+
+
 def with_method_fields(types: dict[str, Any]) -> Callable[[type[M]], type[M]]:
     """Class decorator: the model with :data:`METHOD_FIELD_DEFAULTS`' fields (typed by ``types``, a
     :func:`scaling_fields` result) appended after its own.
@@ -164,6 +170,8 @@ def with_method_fields(types: dict[str, Any]) -> Callable[[type[M]], type[M]]:
 
     def append(model: type[M]) -> type[M]:
         fields: dict[str, Any] = {name: (types[name], default) for name, default in METHOD_FIELD_DEFAULTS.items()}
+        # A default that depends on another field follows it: high_freq_factor is never below low_freq_factor.
+        fields["high_freq_factor"] = (types["high_freq_factor"], Field(default_factory=high_freq_default))
         return create_model(
             model.__name__,
             __base__=model,

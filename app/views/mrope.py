@@ -41,6 +41,15 @@ def default_section(data: dict[str, Any]) -> tuple[int, int, int]:
     return (t, h, pairs - t - h)
 
 
+def within(grid: str, default: int):
+    """A patch coordinate's default: ``default``, or the last row / column when the grid is smaller."""
+
+    def make(data: dict[str, Any]) -> int:
+        return min(default, max(0, data.get(grid, MAX_GRID) - 1))
+
+    return make
+
+
 class MRopeParams(Params):
     # A box, not a slider: head_dim/2 must equal the sum of mrope_section, so the two change together.
     head_dim: Annotated[
@@ -97,11 +106,11 @@ class MRopeParams(Params):
         int, Field(ge=0, le=MAX_TEXT, description="Text tokens after the image."), UI("Text tokens after")
     ] = 4
     query_frame: Annotated[int, Field(ge=0, le=MAX_FRAMES - 1, description="Frame of the query patch."), UI("Query patch: frame"), Bound(le="frames - 1", why="frames are numbered from 0")] = 0
-    query_row: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Row of the query patch."), UI("Query patch: row"), Bound(le="grid_h - 1", why="rows are numbered from 0")] = 1
-    query_col: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Column of the query patch."), UI("Query patch: column"), Bound(le="grid_w - 1", why="columns are numbered from 0")] = 2
+    query_row: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Row of the query patch (not given: 1, or the last row of a smaller grid).", default_factory=within("grid_h", 1)), UI("Query patch: row"), Bound(le="grid_h - 1", why="rows are numbered from 0")]
+    query_col: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Column of the query patch (not given: 2, or the last column of a narrower grid).", default_factory=within("grid_w", 2)), UI("Query patch: column"), Bound(le="grid_w - 1", why="columns are numbered from 0")]
     key_frame: Annotated[int, Field(ge=0, le=MAX_FRAMES - 1, description="Frame of the key patch."), UI("Key patch: frame"), Bound(le="frames - 1", why="frames are numbered from 0")] = 0
-    key_row: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Row of the key patch."), UI("Key patch: row"), Bound(le="grid_h - 1", why="rows are numbered from 0")] = 3
-    key_col: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Column of the key patch."), UI("Key patch: column"), Bound(le="grid_w - 1", why="columns are numbered from 0")] = 5
+    key_row: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Row of the key patch (not given: 3, or the last row of a smaller grid).", default_factory=within("grid_h", 3)), UI("Key patch: row"), Bound(le="grid_h - 1", why="rows are numbered from 0")]
+    key_col: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Column of the key patch (not given: 5, or the last column of a narrower grid).", default_factory=within("grid_w", 5)), UI("Key patch: column"), Bound(le="grid_w - 1", why="columns are numbered from 0")]
 
 
 def compute_mrope(params: MRopeParams) -> dict[str, Any]:

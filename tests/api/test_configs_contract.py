@@ -60,3 +60,21 @@ def test_a_comma_list_is_refused_saying_to_repeat_the_name(client, path, name):
     assert item["param"] == name
     first, second = path.split("=", 1)[1].split(",")[:2]
     assert f"{name}={first}&{name}={second}" in item["msg"] and "repeat" in item["msg"]
+
+
+@pytest.mark.parametrize(
+    "path, field, value",
+    [
+        ("/api/rope/mrope?grid_h=1", "key_row", 0),  # a one-row grid: both patches on row 0
+        ("/api/rope/mrope?grid_w=3", "key_col", 2),
+        ("/api/rope/calculator?low_freq_factor=8", None, None),
+        ("/api/rope/frequencies?rope_type=llama3&low_freq_factor=8", "high_freq_factor", 8.0),
+    ],
+)
+def test_no_default_is_refused_for_another_parameter(client, path, field, value):
+    response = client.get(path)
+    assert response.status_code == 200, response.text
+    if field == "high_freq_factor":
+        assert response.json()["resolved"]["high_freq_factor"] == value
+    elif field:
+        assert response.json()[field] == value
