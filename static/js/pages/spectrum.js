@@ -1,6 +1,6 @@
 // Context extension: per-pair scale of every method, YaRN's two ramps, angle coverage,
 // attention temperature and the dynamic-NTK base; presets are links; a pasted config.json is
-// sent to POST /api/rope/frequencies and becomes this page's address.
+// sent to POST /api/rope/frequencies, becomes this page's address, and what it sets is listed.
 
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, lineWidth, panelGrid } from "../lib/plot.js";
@@ -507,7 +507,10 @@ function reportRows(body, length) {
   ]);
   rows.push(["Base rope_theta", String(r.rope_theta)]);
   const factor = r.factor === undefined || r.factor === null ? "" : `, factor ${r.factor_used ?? r.factor}`;
-  rows.push(["Scaling (drawn above)", `${r.rope_type}${factor}${length ? `, at T = ${count(length)} tokens` : ""}`]);
+  const at = length
+    ? `, at T = ${count(length)} tokens (its max_position_embeddings)`
+    : ", at this page's target length T (the config gives no max_position_embeddings)";
+  rows.push(["Scaling (drawn above)", `${r.rope_type}${factor}${at}`]);
   if (r.rope_type === "longrope") {
     const L0 = r.original_max_position_embeddings;
     rows.push([
