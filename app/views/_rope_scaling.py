@@ -80,7 +80,7 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
         ],
         "seq_len": Annotated[
             int,
-            Field(ge=0, le=MAX_LENGTH, description="Current sequence length (dynamic, longrope); 0 = not given, as at model init."),
+            Field(ge=0, le=MAX_LENGTH, description="Current sequence length (dynamic, longrope); 0 (the default) = not given, as at model init."),
             ui("Current length", kind="log", unit="tokens"),
         ],
         "attention_factor": Annotated[

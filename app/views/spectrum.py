@@ -36,7 +36,13 @@ class SpectrumParams(ScalingChecks):
     original_max_position_embeddings: _F["original_max_position_embeddings"] = SHARED_DEFAULTS["original_max_position_embeddings"]
     seq_len: Annotated[
         int,
-        Field(ge=1, le=MAX_LENGTH, description="Target length T: the current sequence length the methods are evaluated at."),
+        Field(
+            ge=1,
+            le=MAX_LENGTH,
+            description="Target length T: the current sequence length the methods are evaluated at.  Every curve here is "
+            "drawn at a length, so it has one by default (32768); on /api/rope/frequencies seq_len defaults to 0, not "
+            "given, as at model init.",
+        ),
         UI("Target length T", kind="log", unit="tokens"),
     ] = 32768
     factor: _F["factor"] = SHARED_DEFAULTS["factor"]
