@@ -22,9 +22,9 @@ from app.core.presets import PRESETS
 from app.views.ladder import spectrum_query
 from app.web import errors
 from app.web.caching import cached_response
-from app.web.routing import API_CACHE_CONTROL
 from app.web.params import Params, per_process
 from app.web.responses import dumps
+from app.web.routing import API_CACHE_CONTROL
 
 router = APIRouter(tags=["Context extension"])
 

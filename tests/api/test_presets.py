@@ -56,9 +56,9 @@ def test_preset_link_is_the_same_configuration_on_the_spectrum(client, presets, 
 
 def test_the_page_links_are_the_listed_ones(client, presets):
     page = client.get("/spectrum").text
-    hrefs = dict(
-        (unescape(name), unescape(href)) for href, name in re.findall(r'<a href="([^"]+)" data-preset="([^"]+)"', page)
-    )
+    hrefs = {
+        unescape(name): unescape(href) for href, name in re.findall(r'<a href="([^"]+)" data-preset="([^"]+)"', page)
+    }
     assert hrefs == {name: preset["links"]["spectrum"] for name, preset in presets.items()}
 
 
