@@ -10,6 +10,7 @@ from pathlib import Path
 
 import anyio.to_thread
 from fastapi import FastAPI
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
@@ -34,6 +35,22 @@ PLOTLY_PATH = "/vendor/plotly.min.js"
 # round trip per module on every lesson opened.
 STATIC_CACHE_CONTROL = "no-cache"
 VERSIONED_CACHE_CONTROL = "public, max-age=31536000, immutable"
+
+
+class ApiCors:
+    """CORS for reading, under /api only: a notebook or page on another origin may GET (and HEAD) the
+    JSON twins, without credentials; a preflight is answered.  Pages stay same-origin (no CORS header)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.cors = CORSMiddleware(
+            app, allow_origins=["*"], allow_methods=["GET", "HEAD"], allow_headers=["Accept", "If-None-Match"],
+            allow_credentials=False, expose_headers=["ETag"], max_age=3600,
+        )
+
+    async def __call__(self, scope, receive, send) -> None:
+        api = scope["type"] == "http" and (scope["path"] == "/api" or scope["path"].startswith("/api/"))
+        await (self.cors if api else self.app)(scope, receive, send)
 
 
 class Static(StaticFiles):
@@ -87,6 +104,7 @@ def create_app() -> FastAPI:
         lifespan=lifespan,
     )
     # No compression middleware: each route decides once whether its body is worth gzip (app/web/caching.py).
+    app.add_middleware(ApiCors)  # inside the edge: its preflight answers carry the security headers too
     app.add_middleware(SecurityMiddleware)
     app.add_middleware(AccessLogMiddleware)  # outermost: times the whole response
     app.mount("/static", Static(directory=str(STATIC_DIR)), name="static")

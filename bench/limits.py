@@ -171,7 +171,9 @@ def maximise(model: type[BaseModel], start: dict[str, Any]) -> dict[str, Any] | 
     """Each bounded field of ``model``, in order, pushed to its largest acceptable value."""
     values = dict(start)
     for name, prop in _properties(model).items():
-        default = model.model_fields[name].default if name in model.model_fields else None
+        # get_default: a default that follows other fields (default_factory reading them) is made from the values so far.
+        field = model.model_fields.get(name)
+        default = field.get_default(call_default_factory=True, validated_data=values) if field is not None else None
         current = values.get(name, default)
         kind = prop.get("type")
         if kind in ("integer", "number") and "enum" not in prop:

@@ -164,7 +164,7 @@ def _maximise(model: type[BaseModel], start: dict[str, Any], skip: set[str] = fr
             continue
         prop = _plain(props[name])
         kind = prop.get("type")
-        current = values.get(name, info.default)
+        current = values.get(name, info.get_default(call_default_factory=True, validated_data=values))
         if kind in ("integer", "number"):
             low, high = _bounds(prop)
             if high is None:
@@ -245,7 +245,7 @@ def largest_variants(model: type[BaseModel], default: dict[str, Any]) -> list[di
             choices = [False, True]
         else:
             continue
-        current = default.get(name, info.default)
+        current = default.get(name, info.get_default(call_default_factory=True, validated_data=default))
         for choice in choices:
             if choice == current:
                 continue

@@ -6,8 +6,10 @@ standardised ``rope_parameters`` dict transformers' init functions would read, a
 What transformers does, and so what this does (``RotaryEmbeddingConfigMixin``,
 ``PreTrainedConfig.__post_init__``, the model config classes):
 - ``rope_scaling`` (older name) wins over ``rope_parameters`` when it is non-empty.
-- A top-level ``rope_theta`` (default 10000) and ``partial_rotary_factor`` are copied into the
-  dict unless it already has them.
+- A top-level ``rope_theta`` and ``partial_rotary_factor`` are copied into the dict unless it
+  already has them.  Without ``rope_theta`` anywhere, the config class's ``default_theta`` applies
+  (10000 in the mixin; :data:`DEFAULT_THETA_BY_MODEL_TYPE` lists the classes that set another), and a
+  note names the value and where it comes from.
 - ``rope_type`` defaults to the older ``type`` key, then to ``"default"``.
 - For ``llama3``/``yarn``/``longrope``, ``original_max_position_embeddings`` comes from a
   top-level key of that name when the config has one (it overrides the dict's value: the init
@@ -16,10 +18,20 @@ What transformers does, and so what this does (``RotaryEmbeddingConfigMixin``,
 - ``head_dim`` is the config's ``head_dim`` when set, else ``hidden_size // num_attention_heads``.
 - Model types with their own names: ``gpt_neox`` (``rotary_pct`` → partial_rotary_factor, default
   0.25; ``rotary_emb_base`` → rope_theta), ``gptj`` (``n_embd``/``n_head``/``n_positions``,
-  ``rotary_dim`` rotated dims, base fixed at 10000), ``deepseek_v2``/``deepseek_v3`` (head_dim =
-  ``qk_rope_head_dim``), ``phi3`` (``type`` "su" or "yarn" → "longrope", top-level
+  ``rotary_dim`` rotated dims, base fixed at 10000), ``phi3`` (``type`` "su" or "yarn" → "longrope", top-level
   ``original_max_position_embeddings`` defaults to 4096; a "su" dict without that key fails in
   transformers' validation, so it is refused here too).
+
+Read by what the config contains, whatever its model_type (each named in ``notes``):
+- ``qk_rope_head_dim``: the rotated size of each head is that key (DeepSeek-V2/V3's latent attention,
+  and models on its layout under their own model_type, e.g. Kimi-K2's ``kimi_k2``); DeepSeek's
+  model types without the key use the class default 64.
+- ``partial_rotary_factor`` below 1: how many dimensions rotate and how many carry no position.
+- ``no_rope_layers`` (1 = RoPE, 0 = NoPE) or ``no_rope_layer_interval`` (every interval-th layer
+  is NoPE; Llama 4 and SmolLM3 build the list from it, default 4).
+- ``layer_types`` (or the interval a class builds them from: Gemma 3's ``sliding_window_pattern``,
+  Qwen3-Next's ``full_attention_interval``): which layers use which setting; ``linear_attention``
+  layers (Qwen3-Next's hybrid) use no RoPE.
 
 Published configs of current families (transformers 5.24's config classes):
 - Multimodal wrappers (Gemma 3, Llama 4, Qwen3-VL, Mistral 3, …) keep the text model's keys under
@@ -32,8 +44,6 @@ Published configs of current families (transformers 5.24's config classes):
 - M-RoPE (Qwen2-VL, Qwen2.5-VL, Qwen3-VL): ``mrope_section`` (and ``mrope_interleaved``) split the
   pairs between time, height and width positions; the frequencies are the default ones
   (``"type": "mrope"`` is read as ``default``, as Qwen2VLTextConfig does).
-- Llama 4: ``no_rope_layers`` (1 = RoPE, 0 = NoPE; by default every ``no_rope_layer_interval``-th
-  layer, 4, is NoPE).
 - Phi-3's first 128k release says ``"type": "su"`` with ``original_max_position_embeddings`` only at
   the top level: transformers 5.24 refuses that dict (its longrope validation wants the key inside),
   transformers 4.x read the top-level value; we read the top-level value and say so in a note.
@@ -109,10 +119,15 @@ def _integer(where: str, value: Any, low: int = 1, high: int = MAX_LENGTH) -> in
 TOP_KEYS = ("model_type", "head_dim", "max_position_embeddings", "pairing", "text_config", "mrope", "layers")
 LAYER_TYPE_LABELS = {"full_attention", "sliding_attention", "chunked_attention", "linear_attention"}
 MROPE_KEYS = ("mrope_section", "mrope_interleaved")
-# Config classes whose default rope_theta is not 10000 (transformers 5.24 ``default_theta``).
+# Config classes whose ``default_theta`` is not the mixin's 10000 (transformers 5.24, the text models):
+# a config without rope_theta gets this value, as its config class gives it.
 DEFAULT_THETA_BY_MODEL_TYPE = {
-    "gemma3_text": 1e6, "qwen2_vl_text": 1e6, "qwen2_5_vl_text": 1e6, "qwen2_vl": 1e6, "qwen2_5_vl": 1e6,
-    "qwen3_vl_text": 5e5, "qwen3_vl": 5e5, "llama4_text": 5e5, "gpt_oss": 150000.0,
+    "gemma3_text": 1e6, "gemma3": 1e6, "qwen2_vl_text": 1e6, "qwen2_5_vl_text": 1e6, "qwen2_vl": 1e6, "qwen2_5_vl": 1e6,
+    "qwen3_vl_text": 5e5, "qwen3_vl": 5e5, "qwen3_vl_moe_text": 5e5, "qwen3_vl_moe": 5e5, "llama4_text": 5e5, "llama4": 5e5,
+    "gpt_oss": 150000.0, "smollm3": 2e6, "mixtral": 1e6, "cohere": 5e5, "olmo3": 5e5, "flex_olmo": 5e5, "exaone": 5e5,
+    "helium": 1e5, "minimax": 1e6, "minimax_m2": 5e6, "lfm2": 1e6, "lfm2_moe": 1e6, "bitnet": 5e5, "ernie4_5": 5e5,
+    "ernie4_5_moe": 5e5, "phimoe": 1e6, "mllama_text_model": 5e5, "apertus": 1.2e7, "longcat_flash": 1e7, "cwm": 1e6,
+    "solar_open": 1e6, "qwen2_5_omni_text": 1e6, "qwen3_omni_moe_text": 1e6,
 }
 GEMMA3_LOCAL_THETA = 10000.0
 
@@ -166,10 +181,13 @@ def _settings_dicts(cfg: dict[str, Any], model_type: str | None, raw: dict[str, 
         full = {"rope_type": "default", **raw}
         full.setdefault("rope_theta", cfg.get("rope_theta", 1e6))
         sliding = {"rope_type": "default", "rope_theta": cfg.get("rope_local_base_freq", GEMMA3_LOCAL_THETA)}
+        local = "rope_local_base_freq" in cfg
         notes.append(
-            "gemma3: full-attention layers use rope_theta"
+            f"gemma3: full-attention layers use rope_theta = {_shown(full['rope_theta'])}"
             + (f" and {source}" if raw else "")
-            + "; sliding-window layers use rope_local_base_freq without scaling (Gemma3TextConfig)."
+            + f"; sliding-window layers use rope_local_base_freq = {_shown(sliding['rope_theta'])}"
+            + ("" if local else " (not given: Gemma3TextConfig's default)")
+            + " without scaling (Gemma3TextConfig)."
         )
         return [("full_attention", full, source), ("sliding_attention", sliding, "rope_local_base_freq")]
     return [(None, dict(raw), source)]
@@ -213,9 +231,27 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
             cfg["rope_theta"] = cfg["rotary_emb_base"]
         if "partial_rotary_factor" not in cfg:
             cfg["partial_rotary_factor"] = cfg.get("rotary_pct", 0.25)
-    if model_type in ("deepseek_v2", "deepseek_v3"):
-        cfg["head_dim"] = cfg.get("qk_rope_head_dim", 64)
-        notes.append(f"{model_type}: RoPE acts on the qk_rope_head_dim = {cfg['head_dim']} dimensions of each head.")
+    # Multi-head latent attention (DeepSeek-V2/V3 and models built on that layout, e.g. Kimi-K2 with its own
+    # model_type): RoPE turns only the qk_rope_head_dim dimensions of each head (DeepseekV3Config sets
+    # head_dim = qk_rope_head_dim), whatever the model_type says.
+    if "qk_rope_head_dim" in cfg or model_type in ("deepseek_v2", "deepseek_v3"):
+        given = "qk_rope_head_dim" in cfg
+        rope_dims = _integer("qk_rope_head_dim", cfg["qk_rope_head_dim"], 2, MAX_HEAD_DIM) if given else 64
+        whole = cfg.get("qk_nope_head_dim")
+        whole = (
+            f" of the {whole + rope_dims} query/key dimensions of each head (the qk_nope_head_dim = {whole} others carry no position)"
+            if isinstance(whole, int) and not isinstance(whole, bool) and whole >= 0
+            else " dimensions of each head"
+        )
+        notes.append(
+            f"qk_rope_head_dim = {rope_dims}{'' if given else ' (not given: the DeepSeek config classes default to 64)'}: "
+            f"RoPE turns {rope_dims}{whole}, {rope_dims // 2} pairs, as in DeepSeek-V2/V3's latent attention; "
+            "hidden_size / num_attention_heads is not the rotated size here."
+        )
+        cfg["head_dim"] = rope_dims
+    if model_type == "qwen3_next" and "partial_rotary_factor" not in cfg:
+        cfg["partial_rotary_factor"] = 0.25
+        notes.append("qwen3_next: partial_rotary_factor not given: 0.25, Qwen3NextConfig's default.")
 
     # head_dim.
     head_dim = cfg.get("head_dim")
@@ -237,7 +273,17 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
     raw, source = _rope_source(cfg)
     if cfg.get("rope_theta", 0) is None:
         raise ScalingError("rope_theta", "rope_theta must be a number, not null")
-    if "rope_theta" not in cfg and model_type in DEFAULT_THETA_BY_MODEL_TYPE:
+    if "rope_theta" not in cfg and not _theta_inside(raw) and model_type != "gptj":
+        theta = DEFAULT_THETA_BY_MODEL_TYPE.get(model_type, DEFAULT_THETA)
+        cfg["rope_theta"] = theta
+        whose = (
+            f"the default_theta of transformers' config class for model_type {model_type!r}"
+            if model_type in DEFAULT_THETA_BY_MODEL_TYPE
+            else "transformers' default (RotaryEmbeddingConfigMixin.default_theta"
+            + (f"; model_type {model_type!r} does not set its own)" if model_type else ")")
+        )
+        notes.append(f"rope_theta not given: {_plain(theta)} is used, {whose}.")
+    elif "rope_theta" not in cfg and model_type in DEFAULT_THETA_BY_MODEL_TYPE:
         cfg["rope_theta"] = DEFAULT_THETA_BY_MODEL_TYPE[model_type]
     settings = []
     mrope: dict[str, Any] | None = None
@@ -262,13 +308,21 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
         notes.append(
             f"M-RoPE: the {head_dim // 2} pairs are split {'/'.join(map(str, mrope['mrope_section']))} between time, "
             f"height and width position ids ({layout}); the frequencies are the default ones, and for text every "
-            "position id is the same, so text tokens see the ordinary ladder. See the M-RoPE lesson at /mrope."
+            "position id is the same, so text tokens see the ordinary ladder."
         )
 
     top = {"model_type": model_type, "head_dim": head_dim, "max_position_embeddings": max_pos,
            "pairing": "interleaved" if model_type == "gptj" else "half", "text_config": text_key,
            "mrope": mrope, "layers": _layers(cfg, model_type, settings, notes)}
     return top, settings, notes
+
+
+def _theta_inside(raw: dict[str, Any]) -> bool:
+    """Whether the RoPE dict itself (flat, or every per-layer-type dict) gives rope_theta."""
+    if "rope_theta" in raw:
+        return True
+    nested = [value for value in raw.values() if isinstance(value, dict)]
+    return bool(nested) and all("rope_theta" in value for value in nested)
 
 
 def _check_mrope(mrope: dict[str, Any], head_dim: int, settings, source: str) -> dict[str, Any]:
@@ -283,48 +337,116 @@ def _check_mrope(mrope: dict[str, Any], head_dim: int, settings, source: str) ->
     interleaved = mrope.get("mrope_interleaved")
     if interleaved is not None and not isinstance(interleaved, bool):
         raise ScalingError(f"{source}.mrope_interleaved", "mrope_interleaved must be true or false")
-    return {"mrope_section": list(section), "mrope_interleaved": bool(interleaved), "lesson": "/mrope"}
+    return {"mrope_section": list(section), "mrope_interleaved": bool(interleaved)}
+
+
+# Config classes that build no_rope_layers from no_rope_layer_interval when the file gives no list.
+NOPE_MODEL_TYPES = ("llama4_text", "llama4", "smollm3")
+# Config classes that build layer_types from full_attention_interval (the other layers: linear attention).
+LINEAR_HYBRID_MODEL_TYPES = ("qwen3_next",)
+
+
+def _plain(value: float) -> str:
+    """A base as people write it: 2000000, not 2e+06."""
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e16 else f"{value:g}"
+
+
+def _first_layers(layers: list[int], shown: int = 10) -> str:
+    return ", ".join(map(str, layers[:shown])) + (", …" if len(layers) > shown else "")
+
+
+def _nope_layers(cfg: dict[str, Any], model_type: str | None, count: int | None, notes: list[str]) -> dict[str, Any] | None:
+    """RoPE and NoPE layers from ``no_rope_layers`` (1 = RoPE, 0 = none) or ``no_rope_layer_interval``
+    (every interval-th layer is NoPE: SmolLM3Config, Llama4TextConfig), read by content."""
+    flags = cfg.get("no_rope_layers")
+    interval_given = "no_rope_layer_interval" in cfg
+    if flags is None and not interval_given and model_type not in NOPE_MODEL_TYPES:
+        return None
+    if flags:
+        if not isinstance(flags, list) or not all(not isinstance(v, bool) and v in (0, 1) for v in flags):
+            raise ScalingError("no_rope_layers", "no_rope_layers must be a list of 0 (NoPE) and 1 (RoPE), one per layer")
+        if len(flags) > 4096:
+            raise ScalingError("no_rope_layers", "no_rope_layers has more entries than any model has layers (at most 4096)")
+        origin = "no_rope_layers"
+    else:
+        interval = cfg.get("no_rope_layer_interval", 4)
+        if not isinstance(interval, int) or isinstance(interval, bool) or interval < 1:
+            raise ScalingError("no_rope_layer_interval", f"no_rope_layer_interval must be a positive integer (got {_shown(interval)})")
+        if count is None:
+            notes.append(
+                f"no_rope_layer_interval = {interval}: every {interval}th layer uses no RoPE, but num_hidden_layers is not "
+                "given, so the layers cannot be listed."
+            )
+            return None
+        flags = [int((i + 1) % interval != 0) for i in range(count)]
+        origin = f"no_rope_layers not given, so every {interval}th layer is NoPE by no_rope_layer_interval = {interval}{'' if interval_given else ' (the default)'}"
+    rope = [i for i, v in enumerate(flags) if v]
+    nope = [i for i, v in enumerate(flags) if not v]
+    text = (
+        f"NoPE layers: {len(nope)} of {len(flags)} layers use no RoPE at all (layers {_first_layers(nope)}); the other "
+        f"{len(rope)} use the frequencies below ({origin})."
+    )
+    if model_type in ("llama4_text", "llama4"):
+        text += (
+            " In Llama 4's layer_types the RoPE layers are chunked_attention and the NoPE layers full_attention; "
+            "attn_temperature_tuning, floor_scale and attn_scale (the NoPE layers' query scaling) are outside this app's scope."
+        )
+    notes.append(text)
+    return {"rope_layers": rope, "nope_layers": nope, "source": origin}
+
+
+def _layer_types(cfg: dict[str, Any], model_type: str | None, count: int | None) -> tuple[list[str], str] | None:
+    declared = cfg.get("layer_types")
+    if isinstance(declared, list) and declared and all(isinstance(v, str) for v in declared):
+        return declared, "layer_types"
+    if count is None:
+        return None
+    if model_type in ("gemma3_text", "gemma3"):
+        pattern = cfg.get("sliding_window_pattern", 6)
+        pattern = pattern if isinstance(pattern, int) and not isinstance(pattern, bool) and pattern > 0 else 6
+        return ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(count)], f"layer_types not given, so every {pattern}th layer is full attention by sliding_window_pattern = {pattern}"
+    if model_type in LINEAR_HYBRID_MODEL_TYPES or "full_attention_interval" in cfg:
+        interval = cfg.get("full_attention_interval", 4)
+        if not isinstance(interval, int) or isinstance(interval, bool) or interval < 1:
+            raise ScalingError("full_attention_interval", f"full_attention_interval must be a positive integer (got {_shown(interval)})")
+        return (
+            ["linear_attention" if (i + 1) % interval else "full_attention" for i in range(count)],
+            f"layer_types not given, so every {interval}th layer is full attention by full_attention_interval = {interval}",
+        )
+    return None
 
 
 def _layers(cfg: dict[str, Any], model_type: str | None, settings, notes: list[str]) -> dict[str, Any] | None:
-    """Which layers use which setting (when the config says), and Llama 4's NoPE layers."""
+    """Which layers use which setting (``layer_types``, or the interval a config class builds them
+    from), which use no RoPE (``no_rope_layers``, ``no_rope_layer_interval``, linear-attention
+    layers), each said in ``notes``."""
     count = cfg.get("num_hidden_layers")
     count = count if isinstance(count, int) and not isinstance(count, bool) and 0 < count <= 4096 else None
-    if model_type == "llama4_text" or model_type == "llama4":
-        flags = cfg.get("no_rope_layers")
-        interval = cfg.get("no_rope_layer_interval", 4)
-        if not flags:
-            if count is None or not isinstance(interval, int) or interval < 1:
-                return None
-            flags = [int((i + 1) % interval != 0) for i in range(count)]
-            origin = f"no_rope_layers not given: every {interval}th layer is NoPE (no_rope_layer_interval)"
-        else:
-            if not isinstance(flags, list) or not all(v in (0, 1) for v in flags):
-                raise ScalingError("no_rope_layers", "no_rope_layers must be a list of 0 (NoPE) and 1 (RoPE), one per layer")
-            origin = "no_rope_layers"
-        rope = [i for i, v in enumerate(flags) if v]
-        nope = [i for i, v in enumerate(flags) if not v]
-        notes.append(
-            f"llama4: {len(rope)} of {len(flags)} layers use RoPE and {len(nope)} use none (NoPE: layers "
-            f"{', '.join(map(str, nope[:8]))}{', …' if len(nope) > 8 else ''}; {origin}). In transformers' layer_types "
-            "the RoPE layers are chunked_attention and the NoPE layers full_attention; the frequencies below are "
-            "those of the RoPE layers. attn_temperature_tuning, floor_scale and attn_scale (the NoPE layers' query "
-            "scaling) are outside this app's scope."
-        )
-        return {"rope_layers": rope, "nope_layers": nope, "source": origin}
-    declared = cfg.get("layer_types")
-    if isinstance(declared, list) and declared and all(isinstance(v, str) for v in declared):
-        layer_types = declared
-    elif model_type in ("gemma3_text", "gemma3") and count is not None:
-        pattern = cfg.get("sliding_window_pattern", 6)
-        pattern = pattern if isinstance(pattern, int) and pattern > 0 else 6
-        layer_types = ["sliding_attention" if (i + 1) % pattern else "full_attention" for i in range(count)]
-    else:
-        return None
-    by_type: dict[str, list[int]] = {}
-    for i, kind in enumerate(layer_types):
-        by_type.setdefault(kind, []).append(i)
-    return {"layer_types": {kind: layers for kind, layers in by_type.items()}}
+    result: dict[str, Any] = {}
+    nope = _nope_layers(cfg, model_type, count, notes)
+    if nope is not None:
+        result.update(nope)
+    found = _layer_types(cfg, model_type, count)
+    if found is not None and not (nope is not None and model_type in ("llama4_text", "llama4")):
+        layer_types, origin = found
+        by_type: dict[str, list[int]] = {}
+        for i, kind in enumerate(layer_types):
+            by_type.setdefault(kind, []).append(i)
+        result["layer_types"] = by_type
+        own = {setting["layer_type"]: setting for setting in settings if setting["layer_type"]}
+        parts = []
+        for kind, layers in by_type.items():
+            if kind == "linear_attention":
+                use = "no RoPE (linear attention keeps no positions to rotate)"
+            elif kind in own:
+                theta = own[kind]["params"].get("rope_theta")
+                use = f"RoPE with rope_theta {_plain(float(theta))} ({own[kind]['where']})" if _finite(theta) else f"RoPE ({own[kind]['where']})"
+            else:
+                use = "the config's one RoPE setting"
+            parts.append(f"{len(layers)} {kind} (layers {_first_layers(layers, 6)}): {use}")
+        if len(by_type) > 1 or "linear_attention" in by_type:
+            notes.append("Layer types: " + "; ".join(parts) + f" ({origin}).")
+    return result or None
 
 
 def _standardize_one(cfg, model_type, max_pos, head_dim, params: dict[str, Any], source: str, notes: list[str]) -> dict[str, Any]:
@@ -413,6 +535,8 @@ def _rope_config(top: dict[str, Any], setting: dict[str, Any], seq_len: int | No
     values: dict[str, Any] = {}
     for key, value in params.items():
         where = prefix + (key if key not in given else f"{where_dict}.{key}")
+        if where_dict == "rope_local_base_freq" and key == "rope_theta":
+            where = prefix + where_dict  # Gemma 3's sliding layers: their base is that key
         if key in ("rope_type", "type"):
             continue
         if key == "truncate":
@@ -470,7 +594,15 @@ def rope_settings_from_hf(config: dict[str, Any], seq_len: int | None = None) ->
         standardized = {key: (list(value) if isinstance(value, tuple) else value) for key, value in setting["params"].items()}
         out.append({"layer_type": setting["layer_type"], "where": setting["where"], "config": rope,
                     "standardized": standardized, "notes": setting["notes"]})
-    return {"top": top, "notes": notes, "primary": _primary_index(settings), "settings": out}
+    primary = _primary_index(settings)
+    rope = out[primary]["config"]
+    if rope.partial_rotary_factor < 1:
+        r, d = rope.rotary_dim, rope.head_dim
+        notes.append(
+            f"partial_rotary_factor = {rope.partial_rotary_factor:g}: RoPE turns {r} of the {d} dimensions of each head "
+            f"({r // 2} pairs); the other {d - r} carry no position."
+        )
+    return {"top": top, "notes": notes, "primary": primary, "settings": out}
 
 
 def rope_config_from_hf(config: dict[str, Any], seq_len: int | None = None) -> tuple[RopeConfig, dict[str, Any], list[str]]:

@@ -79,7 +79,7 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
         ],
         "seq_len": Annotated[
             int,
-            Field(ge=0, le=MAX_LENGTH, description="Current sequence length (dynamic, longrope); 0 = not given, as at model init."),
+            Field(ge=0, le=MAX_LENGTH, description="Current sequence length (dynamic, longrope); 0 (the default) = not given, as at model init."),
             ui("Current length", kind="log", unit="tokens"),
         ],
         "attention_factor": Annotated[
@@ -114,7 +114,7 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
             ui("low_freq_factor", kind="number", step=0.5),
         ],
         "high_freq_factor": Annotated[
-            float, Field(gt=0, le=1e4, allow_inf_nan=False, description="llama3: wavelengths below L0/high_freq_factor are kept."),
+            float, Field(gt=0, le=1e4, allow_inf_nan=False, description="llama3: wavelengths below L0/high_freq_factor are kept (not given: 4, or low_freq_factor when larger)."),
             ui("high_freq_factor", kind="number", step=0.5),
             Bound(ge="low_freq_factor", when="rope_type == 'llama3'", why=LLAMA3_BANDS),
         ],
@@ -122,6 +122,19 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
         "long_factor": Annotated[factor_list, ui("long_factor", kind="list", help="LongRoPE, one value per pair."), per_pair("long_factor")],
     }
 
+
+# One default per name for the fields the ladder (/api/rope/frequencies) and the spectrum share: a
+# query means the same on both, so a link made for one draws the same configuration on the other.
+# rope_type 'default' is what transformers reads when a config has no scaling.
+SHARED_DEFAULTS: dict[str, Any] = {
+    "head_dim": 64,
+    "base": 10000.0,
+    "partial_rotary_factor": 1.0,
+    "rope_type": "default",
+    "factor": 8.0,
+    "original_max_position_embeddings": 4096,
+    "max_position_embeddings": 4096,
+}
 
 # The method-specific fields and their defaults, in the order every model lists them last.
 METHOD_FIELD_DEFAULTS: dict[str, Any] = {
@@ -140,6 +153,12 @@ METHOD_FIELD_DEFAULTS: dict[str, Any] = {
 M = TypeVar("M", bound="ScalingChecks")
 
 
+def high_freq_default(data: dict[str, Any]) -> float:
+    """high_freq_factor when not given: 4 (Llama 3.1's), or low_freq_factor when that is larger, so
+    the smoothing band is never inverted by a default."""
+    return max(METHOD_FIELD_DEFAULTS["high_freq_factor"], data.get("low_freq_factor", 1.0))
+
+
 def with_method_fields(types: dict[str, Any]) -> Callable[[type[M]], type[M]]:
     """Class decorator: the model with :data:`METHOD_FIELD_DEFAULTS`' fields (typed by ``types``, a
     :func:`scaling_fields` result) appended after its own.
@@ -150,6 +169,8 @@ def with_method_fields(types: dict[str, Any]) -> Callable[[type[M]], type[M]]:
 
     def append(model: type[M]) -> type[M]:
         fields: dict[str, Any] = {name: (types[name], default) for name, default in METHOD_FIELD_DEFAULTS.items()}
+        # A default that depends on another field follows it: high_freq_factor is never below low_freq_factor.
+        fields["high_freq_factor"] = (types["high_freq_factor"], Field(default_factory=high_freq_default))
         return create_model(
             model.__name__,
             __base__=model,

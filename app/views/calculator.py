@@ -12,7 +12,7 @@ from app.core.frequencies import pair_with_turns
 from app.core.rope import block_partition
 from app.web.fields import Base, HeadDim
 from app.web.params import UI, Params
-from app.views._rope_scaling import LLAMA3_BANDS
+from app.views._rope_scaling import LLAMA3_BANDS, high_freq_default
 from app.web.rules import Bound
 from app.web.views import View, register
 
@@ -39,10 +39,11 @@ class CalculatorParams(Params):
         float, Field(gt=0, le=1e4, allow_inf_nan=False, description="Llama 3.1 low_freq_factor."), UI("low_freq_factor", kind="number", step=0.5)
     ] = 1.0
     high_freq_factor: Annotated[
-        float, Field(gt=0, le=1e4, allow_inf_nan=False, description="Llama 3.1 high_freq_factor (at least low_freq_factor)."),
+        float, Field(gt=0, le=1e4, allow_inf_nan=False, description="Llama 3.1 high_freq_factor (at least low_freq_factor; not given: 4, or low_freq_factor when larger).",
+                     default_factory=high_freq_default),
         UI("high_freq_factor", kind="number", step=0.5),
         Bound(ge="low_freq_factor", why=LLAMA3_BANDS),
-    ] = 4.0
+    ]
 
 
 def compute_calculator(params: CalculatorParams) -> dict[str, Any]:

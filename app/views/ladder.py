@@ -19,7 +19,7 @@ from starlette.responses import Response
 from app.core import scaling
 from app.core.frequencies import inverse_frequencies, rotary_dim, turns_within, wavelengths
 from app.core.hf_config import rope_settings_from_hf
-from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
+from app.views._rope_scaling import MAX_LENGTH, SHARED_DEFAULTS, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
 from app.web import errors
 from app.web.fields import Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI
@@ -31,18 +31,18 @@ _F = scaling_fields(hidden=True)
 
 @with_method_fields(_F)
 class LadderParams(ScalingChecks):
-    head_dim: HeadDim = 64
-    base: Base = 10000.0
-    partial_rotary_factor: PartialRotaryFactor = 1.0
+    head_dim: HeadDim = SHARED_DEFAULTS["head_dim"]
+    base: Base = SHARED_DEFAULTS["base"]
+    partial_rotary_factor: PartialRotaryFactor = SHARED_DEFAULTS["partial_rotary_factor"]
     context_len: Annotated[
         int,
         Field(ge=1, le=10_000_000, description="Context length L to compare each wavelength with."),
         UI("Context length L", kind="log", unit="tokens"),
     ] = 4096
-    rope_type: _F["rope_type"] = "default"
-    factor: _F["factor"] = 4.0
-    original_max_position_embeddings: _F["original_max_position_embeddings"] = 4096
-    max_position_embeddings: _F["max_position_embeddings"] = 4096
+    rope_type: _F["rope_type"] = SHARED_DEFAULTS["rope_type"]
+    factor: _F["factor"] = SHARED_DEFAULTS["factor"]
+    original_max_position_embeddings: _F["original_max_position_embeddings"] = SHARED_DEFAULTS["original_max_position_embeddings"]
+    max_position_embeddings: _F["max_position_embeddings"] = SHARED_DEFAULTS["max_position_embeddings"]
     seq_len: _F["seq_len"] = 0
 
 
@@ -260,7 +260,7 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
     (the full-attention layers', or the only one); ``settings`` lists every setting."""
     parsed = rope_settings_from_hf(body, seq_len)
     top = parsed["top"]
-    settings = [_setting_result(setting, seq_len) for setting in parsed["settings"]]
+    settings = [{**_setting_result(setting, seq_len), "query": spectrum_query(setting["config"], seq_len)} for setting in parsed["settings"]]
     primary = parsed["settings"][parsed["primary"]]
     result = dict(settings[parsed["primary"]])
     query = spectrum_query(primary["config"], seq_len)
@@ -281,7 +281,7 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
         "api": "/api/rope/frequencies?" + urlencode(query),
     }
     if top["mrope"] is not None:
-        result["links"]["mrope"] = top["mrope"]["lesson"]
+        result["links"]["mrope"] = "/mrope"
     return result
 
 
@@ -295,15 +295,19 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
         "type (`{\"full_attention\": {...}, \"sliding_attention\": {...}}`). Multimodal wrappers are read from "
         "`text_config` (Gemma 3, Llama 4, Qwen3-VL, Mistral 3). Gemma 3's `rope_local_base_freq`, M-RoPE's "
         "`mrope_section` (Qwen2-VL, Qwen2.5-VL, Qwen3-VL; default frequencies), Phi-3's `su`/`yarn` (read as "
-        "longrope, as transformers does), Llama 4's `no_rope_layers` and DeepSeek's `qk_rope_head_dim` are understood. "
+        "longrope, as transformers does), `no_rope_layers` (Llama 4, SmolLM3) and `qk_rope_head_dim` (DeepSeek, Kimi-K2) are understood. "
         "Unrelated keys are ignored; a RoPE key the chosen type does not read is named in `notes` and ignored; an "
         "unknown rope_type or a missing required field gives 422 naming it. Returns, for the primary setting (the "
         "full-attention layers', or the only one), `inv_freq` (one per rotated pair), `attention_factor` (cos and sin "
         "are multiplied by it), `logit_multiplier` (its square), `softmax_scale_multiplier` (DeepSeek's "
         "get_mscale(s, mscale_all_dim)², null elsewhere) with `attention_factors` saying where each applies, "
         "`wavelength`, `scale` against the unscaled ladder, the `resolved` parameters and `links` to the same view as "
-        "GET URLs (and to /mrope for M-RoPE); `settings` lists every RoPE setting the same way (with `layer_type`), "
-        "`mrope` the sections, `layers` which layers use which setting (Llama 4: RoPE and NoPE layers). Example body: "
+        "GET URLs (and to /mrope for M-RoPE); `settings` lists every RoPE setting the same way (with `layer_type` and its "
+        "own `query`), "
+        "`mrope` the sections, `layers` which layers use which setting (`layer_types`) and which use no RoPE "
+        "(`rope_layers`, `nope_layers`: Llama 4, SmolLM3), and `notes` every default used and every setting read. "
+        "`qk_rope_head_dim`, `partial_rotary_factor`, `no_rope_layers` / `no_rope_layer_interval` and `layer_types` are "
+        "read whatever the model_type. Example body: "
         '`{"hidden_size": 4096, "num_attention_heads": 32, "rope_theta": 500000.0, "max_position_embeddings": '
         '131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, '
         '"high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}`.'

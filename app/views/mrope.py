@@ -25,6 +25,31 @@ MAX_POSITION = 1_000_000
 Coordinate = Annotated[int, Field(ge=0, le=MAX_POSITION)]
 
 
+# Qwen2-VL's and Qwen2.5-VL's split of a 128-dim head: 16 pairs on time, 24 on height, 24 on width.
+DEFAULT_SECTION = (16, 24, 24)
+
+
+def default_section(data: dict[str, Any]) -> tuple[int, int, int]:
+    """mrope_section when none is given: Qwen2-VL's 16/24/24 for head_dim 128, and for another head
+    the same shares of its P = head_dim/2 pairs (a quarter on time, the rest halved between height and
+    width), so the default always adds up to head_dim/2."""
+    pairs = data.get("head_dim", 128) // 2
+    if sum(DEFAULT_SECTION) == pairs:
+        return DEFAULT_SECTION
+    t = pairs // 4
+    h = (pairs - t) // 2
+    return (t, h, pairs - t - h)
+
+
+def within(grid: str, default: int):
+    """A patch coordinate's default: ``default``, or the last row / column when the grid is smaller."""
+
+    def make(data: dict[str, Any]) -> int:
+        return min(default, max(0, data.get(grid, MAX_GRID) - 1))
+
+    return make
+
+
 class MRopeParams(Params):
     # A box, not a slider: head_dim/2 must equal the sum of mrope_section, so the two change together.
     head_dim: Annotated[
@@ -39,11 +64,14 @@ class MRopeParams(Params):
             min_length=3,
             max_length=3,
             description="Rotary pairs per axis [t, h, w]; they must add up to head_dim/2 (Qwen2-VL: 16, 24, 24 for "
-            "head_dim 128; Qwen3-VL: 24, 20, 20).  Repeat the key: mrope_section=16&mrope_section=24&mrope_section=24.",
+            "head_dim 128; Qwen3-VL: 24, 20, 20).  Repeat the key: mrope_section=16&mrope_section=24&mrope_section=24.  "
+            "Not given: 16, 24, 24 for head_dim 128, else the same shares of head_dim/2 (a quarter on t, the rest halved "
+            "between h and w).",
+            default_factory=default_section,
         ),
         UI("mrope_section [t, h, w]", kind="list", help="three counts adding up to head_dim/2"),
         Require("sum(mrope_section) == head_dim // 2", SECTION_SUM.format(half="{head_dim // 2}", total="{sum(mrope_section)}")),
-    ] = (16, 24, 24)
+    ]
     layout: Annotated[
         Literal["sections", "interleaved"],
         Field(
@@ -74,11 +102,11 @@ class MRopeParams(Params):
         int, Field(ge=0, le=MAX_TEXT, description="Text tokens after the image."), UI("Text tokens after")
     ] = 4
     query_frame: Annotated[int, Field(ge=0, le=MAX_FRAMES - 1, description="Frame of the query patch."), UI("Query patch: frame"), Bound(le="frames - 1", why="frames are numbered from 0")] = 0
-    query_row: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Row of the query patch."), UI("Query patch: row"), Bound(le="grid_h - 1", why="rows are numbered from 0")] = 1
-    query_col: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Column of the query patch."), UI("Query patch: column"), Bound(le="grid_w - 1", why="columns are numbered from 0")] = 2
+    query_row: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Row of the query patch (not given: 1, or the last row of a smaller grid).", default_factory=within("grid_h", 1)), UI("Query patch: row"), Bound(le="grid_h - 1", why="rows are numbered from 0")]
+    query_col: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Column of the query patch (not given: 2, or the last column of a narrower grid).", default_factory=within("grid_w", 2)), UI("Query patch: column"), Bound(le="grid_w - 1", why="columns are numbered from 0")]
     key_frame: Annotated[int, Field(ge=0, le=MAX_FRAMES - 1, description="Frame of the key patch."), UI("Key patch: frame"), Bound(le="frames - 1", why="frames are numbered from 0")] = 0
-    key_row: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Row of the key patch."), UI("Key patch: row"), Bound(le="grid_h - 1", why="rows are numbered from 0")] = 3
-    key_col: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Column of the key patch."), UI("Key patch: column"), Bound(le="grid_w - 1", why="columns are numbered from 0")] = 5
+    key_row: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Row of the key patch (not given: 3, or the last row of a smaller grid).", default_factory=within("grid_h", 3)), UI("Key patch: row"), Bound(le="grid_h - 1", why="rows are numbered from 0")]
+    key_col: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Column of the key patch (not given: 5, or the last column of a narrower grid).", default_factory=within("grid_w", 5)), UI("Key patch: column"), Bound(le="grid_w - 1", why="columns are numbered from 0")]
 
 
 def compute_mrope(params: MRopeParams) -> dict[str, Any]:

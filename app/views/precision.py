@@ -26,6 +26,25 @@ COLUMNS = 600
 COLLISION_LIMIT = (1 << 24) + 1
 
 
+# Llama 3's head (128 dims, 64 pairs): the fastest pair, two between and the slowest.
+DEFAULT_PAIRS = (0, 16, 40, 63)
+
+
+def default_pairs(data: dict[str, Any]) -> tuple[int, ...]:
+    """The pairs examined when none are given: :data:`DEFAULT_PAIRS` when they fit this head and
+    length, else the same places on this head's P = r/2 pairs (0, P/4, 5P/8, P−1), as many as
+    seq_len allows.  A default never breaks a rule, whatever head_dim and seq_len say."""
+    head_dim = data.get("head_dim", 128)
+    fraction = data.get("partial_rotary_factor", 1.0)
+    seq_len = data.get("seq_len", 131072)
+    pairs = max(1, int(head_dim * fraction) // 2)
+    room = max(1, MAX_POSITION_PAIRS // max(seq_len, 1))
+    if max(DEFAULT_PAIRS) < pairs and len(DEFAULT_PAIRS) <= room:
+        return DEFAULT_PAIRS
+    spread = dict.fromkeys((0, pairs // 4, 5 * pairs // 8, pairs - 1))  # in order, without repeats
+    return tuple(spread)[:room]
+
+
 class PrecisionParams(Params):
     head_dim: HeadDim = 128
     base: Base = 500000.0
@@ -45,7 +64,10 @@ class PrecisionParams(Params):
         Field(
             min_length=1,
             max_length=4,
-            description="Pair indices to examine (at most 4, each below r/2, and at most 524288 / seq_len of them).",
+            description="Pair indices to examine (at most 4, each below r/2, and at most 524288 / seq_len of them). "
+            "Repeat the name for several: pairs=0&pairs=63.  Not given: 0, 16, 40 and 63 when they fit, else the same "
+            "places on this head's P = r/2 pairs (0, P/4, 5P/8, P−1), as many as seq_len allows.",
+            default_factory=default_pairs,
         ),
         UI("Pairs", kind="list", help="Up to 4 pair indices, comma-separated; 0 is the fastest pair."),
         Bound(le="int(head_dim * partial_rotary_factor) // 2 - 1", each=True, why="pairs are numbered from 0 below r/2"),
@@ -54,7 +76,7 @@ class PrecisionParams(Params):
             length=True,
             why=f"seq_len × number of pairs is at most {MAX_POSITION_PAIRS}",
         ),
-    ] = (0, 16, 40, 63)
+    ]
 
 
 def compute_precision(params: PrecisionParams) -> dict[str, Any]:

@@ -9,17 +9,15 @@ the parameters of real published configs.
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
-from urllib.parse import urlencode
 
 import numpy as np
 from pydantic import Field
 
 from app.core import scaling
 from app.core.frequencies import inverse_frequencies, pair_with_turns, rotary_dim, wavelengths
-from app.core.hf_config import rope_config_from_hf
-from app.core.presets import PRESETS
-from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
-from app.views.ladder import scaled_result, spectrum_query
+from app.views._rope_scaling import MAX_LENGTH, SHARED_DEFAULTS, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
+from app.views.ladder import scaled_result
+from app.views.presets import preset_links
 from app.web.fields import Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Display
 from app.web.templating import templates
@@ -32,18 +30,24 @@ SWITCH_LENGTHS = 160
 
 @with_method_fields(_F)
 class SpectrumParams(ScalingChecks):
-    head_dim: HeadDim = 128
-    base: Base = 10000.0
-    partial_rotary_factor: PartialRotaryFactor = 1.0
-    original_max_position_embeddings: _F["original_max_position_embeddings"] = 4096
+    head_dim: HeadDim = SHARED_DEFAULTS["head_dim"]
+    base: Base = SHARED_DEFAULTS["base"]
+    partial_rotary_factor: PartialRotaryFactor = SHARED_DEFAULTS["partial_rotary_factor"]
+    original_max_position_embeddings: _F["original_max_position_embeddings"] = SHARED_DEFAULTS["original_max_position_embeddings"]
     seq_len: Annotated[
         int,
-        Field(ge=1, le=MAX_LENGTH, description="Target length T: the current sequence length the methods are evaluated at."),
+        Field(
+            ge=1,
+            le=MAX_LENGTH,
+            description="Target length T: the current sequence length the methods are evaluated at.  Every curve here is "
+            "drawn at a length, so it has one by default (32768); on /api/rope/frequencies seq_len defaults to 0, not "
+            "given, as at model init.",
+        ),
         UI("Target length T", kind="log", unit="tokens"),
     ] = 32768
-    factor: _F["factor"] = 8.0
-    rope_type: _F["rope_type"] = "yarn"
-    max_position_embeddings: _F["max_position_embeddings"] = 4096
+    factor: _F["factor"] = SHARED_DEFAULTS["factor"]
+    rope_type: _F["rope_type"] = SHARED_DEFAULTS["rope_type"]
+    max_position_embeddings: _F["max_position_embeddings"] = SHARED_DEFAULTS["max_position_embeddings"]
 
 
 class SpectrumDisplay(Display):
@@ -224,56 +228,6 @@ register(
 )
 
 
-# ---- presets as links --------------------------------------------------------------------------
-
-
-def _canonical(query: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Drop values equal to the spectrum page's defaults, so a preset link is canonical."""
-    from app.web.templating import url_value
-
-    defaults = SpectrumParams()
-    lists = {"short_factor", "long_factor"}
-    out = []
-    for name, value in query:
-        if name in lists:
-            out.append((name, value))
-            continue
-        default = getattr(defaults, name, None)
-        if default is not None and url_value(default) == value:
-            continue
-        out.append((name, value))
-    return out
-
-
-def spectrum_url_for(config: dict[str, Any], seq_len: int | None = None) -> str:
-    """The spectrum page showing a config.json, evaluated at ``seq_len`` (default: its
-    max_position_embeddings, the context it advertises)."""
-    rope, standardized, _ = rope_config_from_hf(config, seq_len)
-    length = seq_len or standardized["max_position_embeddings"] or None
-    query = _canonical(spectrum_query(rope, length))
-    return "/spectrum" + ("?" + urlencode(query) if query else "")
-
-
-def preset_links() -> list[dict[str, Any]]:
-    links = []
-    for preset in PRESETS:
-        rope, standardized, _ = rope_config_from_hf(preset["config"])
-        links.append(
-            {
-                "name": preset["name"],
-                "repo": preset["repo"],
-                "file": preset.get("file", "config.json"),
-                "source": preset["source"],
-                "verified": preset["verified"],
-                "url": spectrum_url_for(preset["config"]),
-                "rope_type": rope.rope_type,
-                "head_dim": rope.head_dim,
-                "rotary_dim": rope.rotary_dim,
-                "rope_theta": rope.rope_theta,
-                "pairing": standardized["pairing"],
-            }
-        )
-    return links
-
+# ---- presets as links (app/views/presets.py builds them: every parameter in the link) -------------
 
 templates.env.globals["rope_presets"] = preset_links

@@ -50,6 +50,10 @@ def describe_errors(errors: list[dict[str, Any]], models: list[type[BaseModel]])
         known.extend(model.model_fields)
     items = []
     for error in errors:
+        if error.get("type") == "default_factory_not_called":
+            # A default computed from other fields (e.g. high_freq_factor from low_freq_factor) is only
+            # skipped because one of those fields failed; that field's own error says what to change.
+            continue
         loc = [part if isinstance(part, (str, int)) else str(part) for part in error.get("loc", ())]
         fields = [part for part in loc if isinstance(part, str) and part not in ("query", "body", "path")]
         named = getattr((error.get("ctx") or {}).get("error"), "field", None)
@@ -69,6 +73,11 @@ def describe_errors(errors: list[dict[str, Any]], models: list[type[BaseModel]])
             if param in allowed:
                 item["allowed"] = allowed[param]
         value = error.get("input")
+        at = loc.index(param) if param in loc else -1
+        if at >= 0 and len(loc) > at + 1 and isinstance(loc[at + 1], int) and isinstance(value, str) and "," in value:
+            # One item of a list parameter holds a comma: the query gives a list by repeating its name.
+            parts = [part.strip() for part in value.split(",")][:3]
+            item["msg"] += f"; a list is given by repeating the name ({'&'.join(f'{param}={part}' for part in parts)}), not with commas"
         # The refused value is echoed when JSON can carry it as it is: short text, a finite float,
         # an integer within 64 bits (a body of -9223372036854775809 is refused, not echoed).
         if (
@@ -113,6 +122,7 @@ def unknown_parameters(names: list[str]) -> list[dict[str, Any]]:
 
 
 def validation_response(errors: list[dict[str, Any]], models: list[type[BaseModel]]) -> Response:
+    errors = [error for error in errors if error.get("type") != "default_factory_not_called"]
     first: dict[Any, dict[str, Any]] = {}
     for error in errors:  # one per parameter before describing them: the cost stays bounded too
         first.setdefault(tuple(error.get("loc", ()))[:2], error)

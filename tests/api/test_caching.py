@@ -35,7 +35,8 @@ def test_gzip_and_identity_have_their_own_etags(client):
     assert zipped.headers["content-encoding"] == "gzip" and "content-encoding" not in plain.headers
     assert gzip.decompress(body) == text
     assert zipped.headers["etag"] != plain.headers["etag"]
-    assert zipped.headers["vary"] == plain.headers["vary"] == "Accept, Accept-Encoding"
+    # Origin: a request that sends one gets Access-Control-Allow-Origin (CORS for reading, app/main.py).
+    assert zipped.headers["vary"] == plain.headers["vary"] == "Accept, Accept-Encoding, Origin"
     # Each client revalidates its own representation; the other's tag is not a match.
     assert client.get(url, headers={**GZIP, "if-none-match": zipped.headers["etag"]}).status_code == 304
     assert client.get(url, headers={**IDENTITY, "if-none-match": plain.headers["etag"]}).status_code == 304
@@ -76,7 +77,7 @@ def test_a_large_json_answer_is_never_compressed_per_request(client, monkeypatch
     monkeypatch.setattr(routing, "dumps", lambda *a: pytest.fail("serialised again"))
     again, body_again = raw(client, url, GZIP)
     assert body_again == body and again.headers["etag"] == first.headers["etag"]
-    assert again.headers["vary"] == "Accept, Accept-Encoding"  # once, not repeated by a middleware
+    assert again.headers["vary"] == "Accept, Accept-Encoding, Origin"  # once each, not repeated by a middleware
 
 
 def test_compact_variant_is_kept_apart(client):
@@ -111,7 +112,7 @@ def test_csv_export_is_cacheable_and_revalidates(client):
     url = "/api/rope/frequencies.csv?head_dim=64"
     first = client.get(url, headers=IDENTITY)
     assert first.status_code == 200 and "max-age" in first.headers["cache-control"]
-    assert first.headers["vary"] == "Accept-Encoding"
+    assert first.headers["vary"] == "Accept-Encoding, Origin"  # Origin: CORS for reading (app/main.py)
     again = client.get(url, headers={**IDENTITY, "if-none-match": first.headers["etag"]})
     assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == first.headers["etag"]
 

@@ -158,18 +158,22 @@ def test_post_body_must_be_a_json_object(client):
 
 
 def test_spectrum_defaults(client):
+    # The defaults of /api/rope/frequencies (one parameter contract): head_dim 64, rope_type 'default'.
     body = client.get("/api/rope/spectrum").json()
-    assert body["rope_type"] == "yarn" and body["rotary_dim"] == 128
+    assert body["rope_type"] == "default" and body["rotary_dim"] == 64
+    assert body["selected"]["scale"] == [1.0] * 32
     yarn = body["methods"]["yarn"]
-    case = next(c for c in DATA["cases"] if c["id"] == "yarn/d128/theta10000/s8/L04096")
+    case = next(c for c in DATA["cases"] if c["id"] == "yarn/d64/theta10000/s8/L04096")
     np.testing.assert_allclose(yarn["inv_freq"], case["inv_freq"], rtol=1e-6)
-    assert body["ramp"]["correction_range"] == [20, 46]
+    # HF's correction dims: floor / ceil of d·ln(L/(2π·β)) / (2 ln b) for β = 32 and 1.
+    dim = lambda beta: 64 * math.log(4096 / (2 * math.pi * beta)) / (2 * math.log(10000))  # noqa: E731
+    assert body["ramp"]["correction_range"] == [math.floor(dim(32)), math.ceil(dim(1))] == [10, 23]
     assert body["methods"]["longrope"]["available"] is False  # no factor lists given
     np.testing.assert_allclose(body["methods"]["linear"]["scale"], 1 / 8, rtol=1e-12)
 
 
 def test_spectrum_llama3_bands_and_csv(client):
-    query = "base=500000&rope_type=llama3&original_max_position_embeddings=8192&max_position_embeddings=131072&seq_len=131072"
+    query = "head_dim=128&base=500000&rope_type=llama3&original_max_position_embeddings=8192&max_position_embeddings=131072&seq_len=131072"
     body = client.get("/api/rope/spectrum?" + query).json()
     bands = body["llama3_bands"]
     assert (bands["kept"], bands["smoothed"], bands["divided"]) == (29, 6, 29)

@@ -27,7 +27,8 @@ def test_precision_largest_allowed_work(client, query):
             assert len(curve["dtypes"][dtype]["angle_error_max"]) == columns
 
 
-@pytest.mark.parametrize("query", ["seq_len=131073", "seq_len=524288&pairs=0&pairs=1", "seq_len=262145&pairs=3&pairs=4"])
+# Four pairs given (without pairs, the default takes as many as seq_len allows: never a 422).
+@pytest.mark.parametrize("query", ["seq_len=131073&pairs=0&pairs=16&pairs=40&pairs=63", "seq_len=524288&pairs=0&pairs=1", "seq_len=262145&pairs=3&pairs=4"])
 def test_precision_too_much_work_names_pairs(client, query):
     response = client.get("/api/rope/precision?" + query)
     assert response.status_code == 422

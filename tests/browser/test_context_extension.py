@@ -71,15 +71,93 @@ def test_preset_link_opens_the_model(page, base_url):
     assert _out(page, "attention") == f"≈ {attention:.8g} (logits × ≈ {attention ** 2:.6g})"
 
 
+def _paste(page, config):
+    page.locator("#paste-config").fill(json.dumps(config))
+    page.locator("#paste-form button[type=submit]").click()
+
+
+def _report(page):
+    """The report under the paste box: {label: text} of its list, and its notes."""
+    page.wait_for_function("() => document.querySelector('#paste-report dl') !== null")
+    rows = page.evaluate(
+        "() => Object.fromEntries([...document.querySelectorAll('#paste-report dl > div')]"
+        ".map((d) => [d.querySelector('dt').textContent, d.querySelector('dd').textContent]))"
+    )
+    return rows, page.locator("#paste-report li").all_inner_texts()
+
+
 def test_paste_valid_config_becomes_a_shareable_url(page, base_url):
     page.goto(f"{base_url}/spectrum")
-    page.locator("#paste-config").fill(json.dumps(LLAMA31))
-    page.locator("#paste-form button[type=submit]").click()
+    _paste(page, LLAMA31)
     wait_for_query(page, "rope_type=llama3")
     wait_for_plot(page, "plot-scale")
-    assert "base=500000" in page.url and "original_max_position_embeddings=8192" in page.url
+    assert "base=500000" in page.url and "original_max_position_embeddings=8192" in page.url and "head_dim=128" in page.url
     assert "rope_scaling" not in page.url and "vocab_size" not in page.url
-    assert _out(page, "bands") == "29 / 6 / 29"
+    page.wait_for_function("() => document.querySelector('[data-out=bands]').textContent === '29 / 6 / 29'")
+    rows, _ = _report(page)
+    assert rows["Head and rotated dimensions"].startswith("128 of 128 dimensions rotate (64 pairs")
+    shared = page.url
+    page.reload()  # the plots are the address: the same view after a reload
+    wait_for_plot(page, "plot-scale")
+    assert page.url == shared and _out(page, "bands") == "29 / 6 / 29"
+
+
+# Published configs, their RoPE fields (google/gemma-3-4b-it, HuggingFaceTB/SmolLM3-3B,
+# Qwen/Qwen2.5-VL-7B-Instruct, microsoft/Phi-3-mini-128k-instruct, deepseek-ai/DeepSeek-V3); Phi-3's two
+# lists of 48 factors are replaced by constant ones here: which set is drawn depends on the length alone.
+GEMMA3 = {"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", "hidden_size": 2560, "num_attention_heads": 8,
+          "head_dim": 256, "num_hidden_layers": 34, "rope_scaling": {"factor": 8.0, "rope_type": "linear"}}}
+SMOLLM3 = {"model_type": "smollm3", "hidden_size": 2048, "num_attention_heads": 16, "num_hidden_layers": 36,
+           "max_position_embeddings": 65536, "rope_theta": 5000000.0, "no_rope_layer_interval": 4,
+           "no_rope_layers": [0 if (i + 1) % 4 == 0 else 1 for i in range(36)]}
+QWEN25VL = {"model_type": "qwen2_5_vl", "hidden_size": 3584, "num_attention_heads": 28, "max_position_embeddings": 128000,
+            "rope_theta": 1000000.0, "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}}
+PHI3 = {"model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32, "max_position_embeddings": 131072,
+        "original_max_position_embeddings": 4096, "rope_theta": 10000.0,
+        "rope_scaling": {"type": "longrope", "short_factor": [1.5] * 48, "long_factor": [4.0] * 48}}
+DEEPSEEK_V3 = {"model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128, "qk_nope_head_dim": 128,
+               "qk_rope_head_dim": 64, "max_position_embeddings": 163840, "rope_theta": 10000,
+               "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
+                                "original_max_position_embeddings": 4096, "type": "yarn"}}
+
+
+def test_paste_report_shows_every_setting_the_config_gives(page, base_url):
+    page.goto(f"{base_url}/spectrum")
+    _paste(page, GEMMA3)
+    wait_for_query(page, "rope_type=linear")
+    rows, notes = _report(page)
+    settings = page.locator("#paste-report table tbody tr").all_inner_texts()
+    assert len(settings) == 2
+    assert "sliding_attention" in settings[1] and "10000" in settings[1] and "draw this setting" in settings[1]
+    assert "full_attention" in settings[0] and "1000000" in settings[0] and "drawn above" in settings[0]
+    assert any("rope_local_base_freq = 10000" in note for note in notes)
+    assert rows["Layer types"].startswith("sliding_attention: 0, 1, 2, 3, 4, 6")
+
+    _paste(page, SMOLLM3)
+    wait_for_query(page, "base=5000000")
+    rows, notes = _report(page)
+    assert rows["Layers without RoPE (NoPE)"] == "3, 7, 11, 15, 19, 23, 27, 31, 35"
+    assert any(note.startswith("NoPE layers: 9 of 36") for note in notes)
+
+    _paste(page, QWEN25VL)
+    wait_for_query(page, "base=1000000")
+    page.wait_for_function("() => document.querySelector('#paste-report a[href^=\"/mrope\"]') !== null")
+    rows, _ = _report(page)
+    assert rows["M-RoPE sections"].startswith("16 / 24 / 24 pairs on t / h / w (consecutive blocks)")
+    href = page.locator('#paste-report a[href^="/mrope"]').get_attribute("href")
+    assert "mrope_section=16&mrope_section=24&mrope_section=24" in href and "head_dim=128" in href
+
+    _paste(page, PHI3)
+    wait_for_query(page, "rope_type=longrope")
+    rows, _ = _report(page)
+    assert rows["LongRoPE factors drawn"].startswith("long_factor: T = 131,072 > original_max_position_embeddings = 4,096")
+    page.wait_for_function("() => document.querySelector('[data-out=method]').textContent.includes('long_factor at T = 131,072')")
+
+    _paste(page, DEEPSEEK_V3)
+    wait_for_query(page, "mscale_all_dim=1")
+    rows, notes = _report(page)
+    assert rows["Head and rotated dimensions"].startswith("64 of 64 dimensions rotate (32 pairs")
+    assert any("qk_rope_head_dim = 64" in note for note in notes)
 
 
 def test_paste_invalid_json_is_reported_inline(page, base_url):

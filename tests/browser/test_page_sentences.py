@@ -185,7 +185,7 @@ def test_spectrum_deepseek_shows_both_temperature_factors(page, base_url):
 
 
 def test_spectrum_without_deepseek_says_the_softmax_multiplier_does_not_apply(page, base_url):
-    page.goto(f"{base_url}/spectrum")
+    page.goto(f"{base_url}/spectrum?rope_type=yarn")
     wait_for_plot(page, "plot-scale")
     assert _out(page, "softmax").startswith("none for this config")
     yarn = 0.1 * math.log(8) + 1

@@ -51,9 +51,10 @@ def test_gemma3_layers_and_thetas():
     ("qwen2-vl-7b-instruct", [16, 24, 24], False), ("qwen2.5-vl-7b-instruct", [16, 24, 24], False),
     ("qwen3-vl-8b-instruct", [24, 20, 20], True),
 ])
-def test_mrope_sections_and_lesson_link(case_id, section, interleaved):
+def test_mrope_sections(case_id, section, interleaved):
+    # The core names no page: the link to /mrope is the POST answer's (tests/api/test_context_extension.py).
     top = rope_settings_from_hf(CASES[case_id]["config"])["top"]
-    assert top["mrope"] == {"mrope_section": section, "mrope_interleaved": interleaved, "lesson": "/mrope"}
+    assert top["mrope"] == {"mrope_section": section, "mrope_interleaved": interleaved}
 
 
 def test_llama4_rope_and_nope_layers():

@@ -1,0 +1,41 @@
+"""CORS for reading: a notebook on another origin may GET and HEAD the JSON API without credentials,
+its preflight is answered, and the pages stay same-origin."""
+
+from __future__ import annotations
+
+import pytest
+
+ORIGIN = {"Origin": "https://notebook.example.org"}
+
+
+@pytest.mark.parametrize("method", ["GET", "HEAD"])
+@pytest.mark.parametrize("path", ["/api/rope/frequencies?head_dim=128", "/api/rope/presets", "/api/rope/frequencies.csv"])
+def test_api_reads_are_open_to_every_origin_without_credentials(client, method, path):
+    response = client.request(method, path, headers=ORIGIN)
+    assert response.status_code == 200
+    assert response.headers["access-control-allow-origin"] == "*"
+    assert "access-control-allow-credentials" not in response.headers
+    assert "ETag" in response.headers.get("access-control-expose-headers", "")  # conditional requests from scripts
+
+
+def test_a_refused_query_is_readable_too(client):
+    # A script on another origin must be able to read why its request was refused.
+    response = client.get("/api/rope/frequencies?head_dim=3", headers=ORIGIN)
+    assert response.status_code == 422 and response.headers["access-control-allow-origin"] == "*"
+
+
+def test_preflight_is_answered(client):
+    headers = {**ORIGIN, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": "if-none-match"}
+    response = client.options("/api/rope/spectrum", headers=headers)
+    assert response.status_code in (200, 204)
+    assert response.headers["access-control-allow-origin"] == "*"
+    assert {"GET", "HEAD"} <= {m.strip() for m in response.headers["access-control-allow-methods"].split(",")}
+    assert "if-none-match" in response.headers["access-control-allow-headers"].lower()
+    assert "access-control-allow-credentials" not in response.headers
+
+
+@pytest.mark.parametrize("path", ["/spectrum", "/"])
+def test_pages_stay_same_origin(client, path):
+    response = client.get(path, headers=ORIGIN)
+    assert response.status_code == 200
+    assert not [name for name in response.headers if name.lower().startswith("access-control-")]
