@@ -206,7 +206,7 @@ def render_view(request: Request, view: View) -> Response:
 
     def html() -> bytes:
         by_field = {item["param"]: item["msg"] + (f" (allowed: {item['allowed']})" if item.get("allowed") else "") for item in problems}
-        body = json_body(view, params)
+        body = b"null" if view.pending is not None and view.pending(params) else json_body(view, params)
         boot = {
             "name": view.name,
             "api": view.api_path,
