@@ -34,7 +34,7 @@ CUSTOM = RUNNER.available
 TextId = Literal[tuple(model_data.text_ids()) + (("custom",) if CUSTOM else ())]  # type: ignore[valid-type]
 DEFAULT_CUSTOM_TEXT = "The capital of France is Paris."
 # The page says how to add the model when this server has none (templates/pages/heads.html).
-templates.env.globals["heads_model"] = {"available": CUSTOM, "how_to_add": model_runner.HOW_TO_ADD, "max_tokens": model_runner.MAX_TOKENS}
+templates.env.globals["heads_model"] = {"available": CUSTOM, "how_to_add": model_runner.HOW_TO_ADD, "max_tokens": model_runner.MAX_TOKENS, "n_layer": _META["n_layer"]}
 
 
 class CustomTextError(ValueError):
@@ -62,7 +62,11 @@ class HeadsParams(Params):
             max_length=model_runner.MAX_CHARS,
             description=f"With text=custom: the text the model reads, 1 to {model_runner.MAX_TOKENS} of its tokens.",
         ),
-        UI("Your text", kind="text" if CUSTOM else "hidden", help=f"Up to {model_runner.MAX_TOKENS} tokens; used when Text is custom."),
+        UI(
+            "Your text",
+            kind="text" if CUSTOM else "hidden",
+            help=f"Up to {model_runner.MAX_TOKENS} tokens, read when Text is custom; applied on Enter or on leaving the box.",
+        ),
         Require("text != 'custom' or words(custom_text) > 0", "Type a text for the model to read"),
     ] = DEFAULT_CUSTOM_TEXT
     layer: Annotated[LayerId, Field(description=f"Layer (shipped: {', '.join(map(str, _META['layers']))})."), UI("Layer")] = "3"

@@ -5,7 +5,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.browser.helpers import plot_data, wait_for_plot
+from tests.browser.helpers import plot_data, wait_for_plot, wait_for_query
 from tests.smollm import gguf_path, model_server
 
 pytestmark = pytest.mark.browser
@@ -48,3 +48,12 @@ def test_a_text_of_your_own_shows_progress_then_its_pattern(page, base_url):
     wait_for_plot(page, "plot-pattern")
     assert page.evaluate("JSON.parse(document.getElementById('page-data').textContent).data !== null")
     assert page.evaluate("window.__progress") == []
+
+    # a new text, typed and applied with Enter: the model reads it and the page follows
+    box = page.locator('[data-param="custom_text"][data-role="box"]')
+    box.fill("one two three")
+    box.press("Enter")
+    wait_for_query(page, "custom_text=one+two+three")
+    page.wait_for_function("() => document.querySelector('[data-out=\"n_tokens\"]').textContent === '3'")
+    ticks = page.evaluate("() => document.getElementById('plot-pattern')._fullLayout.yaxis.ticktext")
+    assert ticks == ["0 one", "1 two", "2 three"]

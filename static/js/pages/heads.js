@@ -108,3 +108,7 @@ async function watchProgress() {
 }
 
 if (progressBox) watchProgress();
+
+// Each text costs the model a pass of seconds: the text box applies on Enter or on leaving it, not at
+// every pause in typing (the shared controller's rule for boxes), which would start a pass per half-typed word.
+document.querySelector('[data-param="custom_text"][data-role="box"]')?.addEventListener("input", (event) => event.stopPropagation());
