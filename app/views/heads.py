@@ -51,7 +51,7 @@ class HeadsParams(Params):
         TextId,
         Field(
             description="Which shipped text the model read"
-            + (f"; 'custom': custom_text, run through the model on this server." if CUSTOM else
+            + ("; 'custom': custom_text, run through the model on this server." if CUSTOM else
                f". (A text of your own needs the model on the server: {model_runner.HOW_TO_ADD}.)")
         ),
         UI("Text"),
