@@ -21,7 +21,7 @@ $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
 	touch $@
 
 run: $(VENV)/.installed
-	$(PY) -m app --host $(HOST) --port $(PORT)$(if $(LECTURES), --lectures $(LECTURES))
+	$(PY) -m app --host $(HOST) --port $(PORT)$(if $(LECTURES), --lectures $(LECTURES))$(if $(MODEL), --model $(MODEL))
 
 # The whole suite, browser tests included.  Chromium comes from the machine (Debian's package);
 # Playwright never downloads a browser here.  TEST_WORKERS processes (pytest-xdist; CI has 2

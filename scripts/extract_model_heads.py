@@ -18,6 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app import model_file  # noqa: E402
 from app.core import gguf_llama  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "app" / "data" / "model"
@@ -68,7 +69,7 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     sha = hashlib.sha256(Path(args.gguf).read_bytes()).hexdigest()
-    model = gguf_llama.load_gguf(args.gguf)
+    model = model_file.load_gguf(args.gguf)
     tok = gguf_llama.make_tokenizer(model)
     items = []
     for tid, label, text in TEXTS:

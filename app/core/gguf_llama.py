@@ -1,15 +1,15 @@
-"""A llama-architecture GGUF model read into numpy, with its own forward pass and tokenizer.
+"""A llama-architecture model in numpy: its forward pass and its tokenizer.
 
-The reading and dequantisation use the ``gguf`` package (the format's own reader); the forward pass
-is written here in numpy: RMSNorm, grouped-query attention with RoPE, a SiLU-gated MLP, and the
-output head (tied to the token embedding when the file has no ``output.weight``).
+The weights come from a GGUF file (``app.model_file`` reads and dequantises it with the ``gguf``
+package, the format's own reader); the forward pass is written here in numpy, in float32 as
+llama.cpp and transformers compute it: RMSNorm, grouped-query attention with RoPE, a SiLU-gated MLP,
+and the output head (tied to the token embedding when the file has no ``output.weight``).
 
 RoPE layout: llama.cpp's converter permutes the rows of W_q and W_k so that, in the file's order,
 RoPE rotates *adjacent* pairs (x[2i], x[2i+1]). Pair i then turns at theta_i = base**(-2i/d), the
 frequency the model really gives it. ``rope_adjacent`` applies exactly that rotation.
 
-``gguf`` and ``tokenizers`` are imported only when a file is opened, so the rest of app.core needs
-neither.
+``tokenizers`` is imported only when a tokenizer is made, so the rest of app.core does not need it.
 """
 
 from __future__ import annotations
@@ -51,81 +51,7 @@ class LlamaModel:
     eos_id: int = 2
 
 
-def _field(reader, key, default=None):
-    f = reader.fields.get(key)
-    if f is None:
-        return default
-    return f.contents()
-
-
-def load_gguf(path: str) -> LlamaModel:
-    """Read a llama GGUF file; raise NotLlamaGGUF with the reason when it is something else."""
-    try:
-        import gguf
-        from gguf.quants import dequantize
-    except ImportError as exc:  # pragma: no cover - depends on the [model] extra
-        raise NotLlamaGGUF("reading a GGUF file needs the 'gguf' package (pip install .[model])") from exc
-    try:
-        reader = gguf.GGUFReader(path)
-    except Exception as exc:
-        raise NotLlamaGGUF(f"{path} is not a readable GGUF file: {exc}") from exc
-    arch = _field(reader, "general.architecture")
-    if arch != "llama":
-        raise NotLlamaGGUF(f"{path}: general.architecture is {arch!r}, only 'llama' is supported")
-    p = "llama."
-    n_head = int(_field(reader, p + "attention.head_count"))
-    d_model = int(_field(reader, p + "embedding_length"))
-    head_dim = d_model // n_head
-    rope_dims = int(_field(reader, p + "rope.dimension_count", head_dim))
-    if rope_dims != head_dim:
-        raise NotLlamaGGUF(f"{path}: partial RoPE ({rope_dims} of {head_dim} dims) is not supported")
-    tokens = list(_field(reader, "tokenizer.ggml.tokens", []))
-    cfg = LlamaConfig(
-        n_layer=int(_field(reader, p + "block_count")),
-        d_model=d_model,
-        n_head=n_head,
-        n_kv_head=int(_field(reader, p + "attention.head_count_kv", n_head)),
-        head_dim=head_dim,
-        d_ff=int(_field(reader, p + "feed_forward_length")),
-        rope_base=float(_field(reader, p + "rope.freq_base", 10000.0)),
-        rms_eps=float(_field(reader, p + "attention.layer_norm_rms_epsilon", 1e-5)),
-        vocab_size=int(_field(reader, p + "vocab_size", len(tokens))),
-    )
-
-    def tensor(t):
-        # gguf's shape lists the fastest axis first; numpy wants it last.
-        shape = tuple(int(s) for s in reversed(t.shape))
-        arr = dequantize(t.data, t.tensor_type)
-        return np.ascontiguousarray(arr.reshape(shape), dtype=np.float32)
-
-    named = {t.name: t for t in reader.tensors}
-    needed = ["token_embd.weight", "output_norm.weight"]
-    for name in needed:
-        if name not in named:
-            raise NotLlamaGGUF(f"{path}: tensor {name} is missing")
-    layers = []
-    keys = ["attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down"]
-    for i in range(cfg.n_layer):
-        layer = {}
-        for k in keys:
-            t = named.get(f"blk.{i}.{k}.weight")
-            if t is None:
-                raise NotLlamaGGUF(f"{path}: tensor blk.{i}.{k}.weight is missing")
-            layer[k] = tensor(t)
-        layers.append(layer)
-    embed = tensor(named["token_embd.weight"])
-    out_head = tensor(named["output.weight"]) if "output.weight" in named else embed
-    return LlamaModel(
-        config=cfg,
-        embed=embed,
-        layers=layers,
-        out_norm=tensor(named["output_norm.weight"]),
-        out_head=out_head,
-        tokens=tokens,
-        merges=list(_field(reader, "tokenizer.ggml.merges", [])),
-        bos_id=int(_field(reader, "tokenizer.ggml.bos_token_id", 1)),
-        eos_id=int(_field(reader, "tokenizer.ggml.eos_token_id", 2)),
-    )
+LAYER_KEYS = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down")
 
 
 def rope_adjacent(x: np.ndarray, inv_freq: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
@@ -150,11 +76,14 @@ def _rms(x, w, eps):
     return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * w
 
 
-def forward(model: LlamaModel, ids, keep_qk: bool = True, progress=None) -> dict:
-    """Run the model on token ids. Returns logits (T, vocab) and, per layer, pre-rotation q (H, T, d)
-    and k (Hkv, T, d), the rotated q/k, and the last hidden state.
+def forward(model: LlamaModel, ids, keep_qk: bool = True, progress=None, logits: bool = True) -> dict:
+    """Run the model on token ids. Returns logits (T, vocab) (None when ``logits`` is false) and, per
+    layer, pre-rotation q (H, T, d) and k (Hkv, T, d) when ``keep_qk``, and the hidden state after it.
 
-    ``progress(i, n)`` is called after each layer when given.
+    Every activation stays float32 (the weights are float32): a float64 scalar in the score scale
+    would turn them float64 and every matmul after it into a slow mixed-type one.
+    ``progress(i, n)`` is called after each layer i = 1 .. n when given; an exception it raises stops
+    the pass there (a time limit).
     """
     cfg = model.config
     ids = np.asarray(ids, dtype=np.int64)
@@ -162,7 +91,8 @@ def forward(model: LlamaModel, ids, keep_qk: bool = True, progress=None) -> dict
     H, Hk, d = cfg.n_head, cfg.n_kv_head, cfg.head_dim
     group = H // Hk
     inv = inverse_frequencies(d, cfg.rope_base)
-    x = model.embed[ids].astype(np.float32)
+    scale = np.float32(1.0 / np.sqrt(d))
+    x = np.asarray(model.embed[ids], dtype=np.float32)
     mask = np.triu(np.full((T, T), -np.inf, dtype=np.float32), 1)
     qs, ks, hiddens = [], [], []
     for li, L in enumerate(model.layers):
@@ -177,7 +107,7 @@ def forward(model: LlamaModel, ids, keep_qk: bool = True, progress=None) -> dict
         kr = rope_adjacent(k, inv)
         kr_full = np.repeat(kr, group, axis=0)
         v_full = np.repeat(v, group, axis=0)
-        s = qr @ kr_full.transpose(0, 2, 1) / np.sqrt(d) + mask
+        s = (qr @ kr_full.transpose(0, 2, 1)) * scale + mask
         s = s - s.max(axis=-1, keepdims=True)
         p = np.exp(s)
         p /= p.sum(axis=-1, keepdims=True)
@@ -190,8 +120,8 @@ def forward(model: LlamaModel, ids, keep_qk: bool = True, progress=None) -> dict
         hiddens.append(x.copy())
         if progress is not None:
             progress(li + 1, cfg.n_layer)
-    logits = _rms(x, model.out_norm, cfg.rms_eps) @ model.out_head.T
-    return {"logits": logits, "q": qs, "k": ks, "hidden": hiddens}
+    out = _rms(x, model.out_norm, cfg.rms_eps) @ model.out_head.T if logits else None
+    return {"logits": out, "q": qs, "k": ks, "hidden": hiddens}
 
 
 def greedy(model: LlamaModel, ids, n_new: int) -> list[int]:

@@ -1,29 +1,74 @@
-"""/heads: SmolLM2-135M's own attention heads from shipped pre-rotation q and k, and RoPE surgery on them."""
+"""/heads: SmolLM2-135M's own attention heads from shipped pre-rotation q and k, and RoPE surgery on them.
+
+With the model on the server (app/model_runner.py), ``text=custom`` runs ``custom_text`` (1 to 128 of
+the file's tokens) through the numpy forward pass: seconds, one pass at a time per worker, progress at
+``/api/model/heads/progress``, the result kept by text.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
 import numpy as np
+from fastapi import APIRouter, Query
 from pydantic import Field, model_validator
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
 
-from app import model_data
+from app import model_data, model_runner
 from app.core import heads, scaling
 from app.core.frequencies import inverse_frequencies
+from app.web import errors
 from app.web.csv_format import Columns
 from app.web.params import UI, Params
-from app.web.rules import Bound
+from app.web.responses import JSONBytes, dumps
+from app.web.rules import Bound, Require
+from app.web.templating import templates
 from app.web.views import View, register
 
 _META = model_data.meta()
-TextId = Literal[tuple(model_data.text_ids())]  # type: ignore[valid-type]
+# The model this worker runs for a text of your own, or none (decided once, from the environment).
+RUNNER = model_runner.Runner(model_runner.configured_path(), _META["layers"], model_runner.configured_time_limit())
+CUSTOM = RUNNER.available
+TextId = Literal[tuple(model_data.text_ids()) + (("custom",) if CUSTOM else ())]  # type: ignore[valid-type]
+DEFAULT_CUSTOM_TEXT = "The capital of France is Paris."
+# The page says how to add the model when this server has none (templates/pages/heads.html).
+templates.env.globals["heads_model"] = {"available": CUSTOM, "how_to_add": model_runner.HOW_TO_ADD, "max_tokens": model_runner.MAX_TOKENS, "n_layer": _META["n_layer"]}
+
+
+class CustomTextError(ValueError):
+    """A text of your own the model cannot take; names the field (app.web.errors reads ``field``)."""
+
+    field = "custom_text"
 HALF = _META["head_dim"] // 2
 # A select of the shipped layers (the query string carries them as text; compared as numbers below).
 LayerId = Literal[tuple(str(layer) for layer in _META["layers"])]  # type: ignore[valid-type]
 
 
 class HeadsParams(Params):
-    text: Annotated[TextId, Field(description="Which shipped text the model read."), UI("Text")] = "random-repeated"
+    text: Annotated[
+        TextId,
+        Field(
+            description="Which shipped text the model read"
+            + ("; 'custom': custom_text, run through the model on this server." if CUSTOM else
+               f". (A text of your own needs the model on the server: {model_runner.HOW_TO_ADD}.)")
+        ),
+        UI("Text"),
+    ] = "random-repeated"
+    custom_text: Annotated[
+        str,
+        Field(
+            max_length=model_runner.MAX_CHARS,
+            description=f"With text=custom: the text the model reads, 1 to {model_runner.MAX_TOKENS} of its tokens.",
+        ),
+        UI(
+            "Your text",
+            kind="text" if CUSTOM else "hidden",
+            help=f"Up to {model_runner.MAX_TOKENS} tokens, read when Text is custom; applied on Enter or on leaving the box.",
+        ),
+        Require("text != 'custom' or words(custom_text) > 0", "Type a text for the model to read"),
+    ] = DEFAULT_CUSTOM_TEXT
     layer: Annotated[LayerId, Field(description=f"Layer (shipped: {', '.join(map(str, _META['layers']))})."), UI("Layer")] = "3"
     head: Annotated[int, Field(ge=0, le=_META["n_head"] - 1, description="Query head."), UI("Head")] = 0
     rope_type: Annotated[
@@ -42,6 +87,13 @@ class HeadsParams(Params):
 
     @model_validator(mode="after")
     def _check(self):
+        if self.text == "custom" and self.custom_text.split():
+            try:
+                count = len(RUNNER.encode(self.custom_text))
+            except model_runner.PassStopped as exc:
+                raise CustomTextError(exc.message) from exc
+            if count > model_runner.MAX_TOKENS:
+                raise CustomTextError(f"The text is {count} tokens long; the model reads at most {model_runner.MAX_TOKENS}")
         if self.rope_type not in ("none",):
             try:
                 scaling.validate(self.rope_config(), None)
@@ -72,8 +124,27 @@ def _null_upper(w: np.ndarray) -> list[list[float | None]]:
     return [[float(v) if n <= m else None for n, v in enumerate(row)] for m, row in enumerate(w)]
 
 
+def _custom_arrays(text: str) -> dict[str, Any]:
+    """The model's pass over a text of your own; a busy worker or a pass over its time limit is a 503."""
+    try:
+        return RUNNER.run(text)
+    except model_runner.ModelBusy as exc:
+        raise HTTPException(503, exc.message, headers={"Retry-After": str(exc.retry_after)}) from exc
+    except model_runner.PassStopped as exc:
+        raise HTTPException(503, exc.message) from exc
+
+
+def _pending(params: HeadsParams) -> bool:
+    return params.text == "custom" and not RUNNER.cached(params.custom_text)
+
+
 def compute_heads(params: HeadsParams) -> dict[str, Any]:
-    arr = model_data.text_arrays(params.text)
+    if params.text == "custom":
+        arr = _custom_arrays(params.custom_text)
+        tokens = arr["tokens"]
+    else:
+        arr = model_data.text_arrays(params.text)
+        tokens = model_data.text_meta(params.text)["tokens"]
     li = _META["layers"].index(int(params.layer))
     H, Hk = _META["n_head"], _META["n_kv_head"]
     inv = inverse_frequencies(_META["head_dim"], _META["rope_base"])
@@ -92,7 +163,7 @@ def compute_heads(params: HeadsParams) -> dict[str, Any]:
     out: dict[str, Any] = {
         **params.model_dump(),
         "token_ids": arr["ids"].tolist(),
-        "tokens": model_data.text_meta(params.text)["tokens"],
+        "tokens": tokens,
         "n_tokens": T,
         "theta": inv,
         "weights": _null_upper(w),
@@ -133,6 +204,7 @@ register(
         api_path="/api/model/heads",
         params=HeadsParams,
         compute=compute_heads,
+        pending=_pending,
         csv=heads_csv,
         api_description=(
             "From SmolLM2-135M-Instruct's stored pre-rotation q and k: `weights` (T×T causal softmax, null above the "
@@ -140,7 +212,48 @@ register(
             "`offset_scores` (mean score per offset), `head_classes` for the layer's heads by attention mass. "
             "Surgery (rope_type, base, factor, band_lo/band_hi/band_mode) adds `surgered_weights` and `divergence` "
             "(mean Jensen–Shannon divergence over queries)."
+            + (
+                f" `text=custom` runs `custom_text` (1 to {model_runner.MAX_TOKENS} tokens) through the model: the first "
+                "request for a text waits for the pass (seconds; `/api/model/heads/progress` says which layer it has "
+                "reached), later ones are answered from the results kept by text. A worker runs one text at a time: "
+                "a request for another text meanwhile gets 503 with Retry-After, and so does a pass stopped by the "
+                "time limit (the message says which)."
+                if CUSTOM
+                else ""
+            )
         ),
         examples=("text=dog-bites-man&layer=0&head=0", "text=long-256&rope_type=yarn&factor=4", "band_lo=0&band_hi=7"),
     )
 )
+
+
+# ---- progress of a text of your own -------------------------------------------------------------
+
+router = APIRouter(tags=["Rotary"])
+
+if CUSTOM:
+
+    class ProgressParams(Params):
+        custom_text: Annotated[
+            str, Field(min_length=1, max_length=model_runner.MAX_CHARS, description="The text, as in /api/model/heads.")
+        ]
+
+    @router.get(
+        "/api/model/heads/progress",
+        summary="Progress of the model's pass over a text of your own",
+        description=(
+            "Where this worker stands with `custom_text`: `state` is `done` (the twin answers at once), `running` "
+            "(`layer` of `n_layer` read, `seconds` so far), `waiting` (another text's pass is running: `message`), "
+            "`stopped` (the last try hit the time limit: `message`) or `idle` (not asked for yet: the twin's "
+            "request starts the pass). Never cached."
+        ),
+        response_class=JSONBytes,
+    )
+    def heads_progress(request: Request, params: Annotated[ProgressParams, Query()]) -> Response:
+        try:
+            status = RUNNER.status(params.custom_text)
+        except model_runner.PassStopped as exc:
+            status = {"state": "stopped", "layer": 0, "n_layer": _META["n_layer"], "message": exc.message}
+        return JSONBytes(dumps(status), headers={"Cache-Control": "no-store"})
+
+    errors.MODELS_BY_PATH["/api/model/heads/progress"] = [ProgressParams]

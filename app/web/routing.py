@@ -206,7 +206,7 @@ def render_view(request: Request, view: View) -> Response:
 
     def html() -> bytes:
         by_field = {item["param"]: item["msg"] + (f" (allowed: {item['allowed']})" if item.get("allowed") else "") for item in problems}
-        body = json_body(view, params)
+        body = b"null" if pending else json_body(view, params)
         boot = {
             "name": view.name,
             "api": view.api_path,
@@ -232,8 +232,13 @@ def render_view(request: Request, view: View) -> Response:
         }
         return templates.TemplateResponse(request, f"pages/{view.name}.html", context).body
 
+    # A view whose answer takes seconds for these parameters (View.pending): the page goes out at once
+    # without its data, and is not kept (once the answer exists, the page carries it).
+    pending = view.pending is not None and view.pending(params)
     if problems:
         return Response(html(), status_code=422, media_type="text/html", headers=headers)
+    if pending:
+        return Response(html(), media_type="text/html", headers={**headers, "Cache-Control": "no-store"})
     # Revalidated on every visit (no-cache: a new release must show at once), 304 when nothing changed.
     return cached_response(request, ("page", page_url), html, "text/html", "page", cache_control="no-cache", headers=headers)
 

@@ -44,6 +44,9 @@ class View:
     """Example query strings for the API docs, e.g. ``"head_dim=128&base=500000"``."""
     short_title: str = ""
     """A few words for the site header (the title when empty)."""
+    pending: Callable[[Any], bool] | None = None
+    """True when ``compute`` would take seconds for these parameters (a model's pass not made yet):
+    the page then embeds no data and its script fetches the twin, showing progress meanwhile."""
 
     @property
     def nav_title(self) -> str:

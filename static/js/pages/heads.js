@@ -68,4 +68,47 @@ function render(data) {
   out("classes", data.head_classes.map((c) => `${c.head}: ${c.class}`).join(", "));
 }
 
-startPage({ draw: render });
+const page = startPage({ draw: render });
+
+// A text of your own takes the model seconds (text=custom): while the page waits for that answer,
+// it asks the server which layer the pass has reached.  The twin's request runs the pass; this only reads.
+const PROGRESS_EVERY_MS = 400;
+const progressBox = document.querySelector('[data-role="model-progress"]');
+const figures = document.querySelector(".figures");
+
+function progressText(status) {
+  if (status.state === "running") return `The model is reading your text: layer ${status.layer} of ${status.n_layer} (${status.seconds} s).`;
+  if (status.state === "done") return `The model has read your text (${status.n_layer} layers): drawing.`;
+  if (status.state === "waiting" || status.state === "stopped") return status.message;
+  return "Starting the model…";
+}
+
+async function watchProgress() {
+  const state = page.state;
+  const waiting = state.text === "custom" && figures?.classList.contains("is-busy");
+  if (!progressBox) return;
+  if (!waiting) {
+    progressBox.hidden = true;
+  } else {
+    try {
+      const response = await fetch(`/api/model/heads/progress?${new URLSearchParams({ custom_text: state.custom_text })}`);
+      if (response.ok) {
+        const status = await response.json();
+        const bar = progressBox.querySelector("progress");
+        bar.max = status.n_layer;
+        bar.value = status.layer;
+        progressBox.querySelector("span").textContent = progressText(status);
+        progressBox.hidden = !figures.classList.contains("is-busy");
+      }
+    } catch {
+      // the page's own request reports a server that went away
+    }
+  }
+  setTimeout(watchProgress, PROGRESS_EVERY_MS);
+}
+
+if (progressBox) watchProgress();
+
+// Each text costs the model a pass of seconds: the text box applies on Enter or on leaving it, not at
+// every pause in typing (the shared controller's rule for boxes), which would start a pass per half-typed word.
+document.querySelector('[data-param="custom_text"][data-role="box"]')?.addEventListener("input", (event) => event.stopPropagation());
