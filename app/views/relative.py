@@ -239,6 +239,7 @@ def compute_relative(params: RelativeParams) -> dict[str, Any]:
         "slopes": slopes,
         "slope_exponents": np.log2(slopes),
         "head": params.head,
+        "head_slope": float(slopes[params.head]),
         "form": params.form,
         "seq_len": params.seq_len,
         "bias_matrix": alibi_bias(slopes[params.head : params.head + 1], params.seq_len, params.form)[0],

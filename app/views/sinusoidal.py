@@ -61,6 +61,7 @@ class SinusoidalDisplay(Display):
 
 def compute_table(params: SinusoidalParams) -> dict[str, Any]:
     positions = np.arange(params.start, params.start + params.seq_len)
+    frequencies = sinusoid_frequencies(params.dim, params.base, params.layout)
     return {
         "seq_len": params.seq_len,
         "dim": params.dim,
@@ -68,7 +69,10 @@ def compute_table(params: SinusoidalParams) -> dict[str, Any]:
         "layout": params.layout,
         "start": params.start,
         "positions": positions,
-        "frequencies": sinusoid_frequencies(params.dim, params.base, params.layout),
+        "frequencies": frequencies,
+        # Positions per full turn of the fastest and the slowest sinusoid (2π/w).
+        "shortest_wavelength": float(2 * np.pi / frequencies.max()),
+        "longest_wavelength": float(2 * np.pi / frequencies.min()),
         "columns": column_labels(params.dim, params.layout),
         "table": sinusoidal_table(positions, params.dim, params.base, params.layout),
     }

@@ -93,9 +93,25 @@ def browser():
         instance.close()
 
 
+CONTEXT_OPTIONS = {"viewport": {"width": 1280, "height": 900}, "accept_downloads": True}
+
+
 @pytest.fixture
 def context(browser):
-    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    """A fresh context (empty cache, no cookies, no routes) for a test that needs one of its own."""
+    ctx = browser.new_context(**CONTEXT_OPTIONS)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture(scope="session")
+def warm_context(browser):
+    """One context per test process for the ``page`` fixture.  Each test still gets a new page (its own
+    URL, listeners, init scripts and routes); what it shares is the HTTP and code cache, so plotly.js
+    (3.5 MB) is downloaded and compiled once per process instead of once per test, which was most of a
+    browser test's time.  The app keeps no state in cookies or storage (the URL is the only state), and
+    cookies are cleared after each test anyway.  Tests about a first visit or isolation use ``context``."""
+    ctx = browser.new_context(**CONTEXT_OPTIONS)
     yield ctx
     ctx.close()
 
@@ -125,10 +141,13 @@ class ConsoleWatch:
 
 
 @pytest.fixture
-def page(context, base_url):
-    pg = context.new_page()
+def page(warm_context, base_url):
+    pg = warm_context.new_page()
     watch = ConsoleWatch(pg, base_url)
     pg.watch = watch
     yield pg
+    pg.close()
+    warm_context.clear_cookies()
+    warm_context.clear_permissions()
     assert watch.problems == [], watch.problems
     assert watch.foreign == [], f"requests left the origin: {watch.foreign}"

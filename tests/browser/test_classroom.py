@@ -50,8 +50,8 @@ def settle(page, previous_snapshot=None) -> str:
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_copied_link_reproduces_the_view_and_back_restores(browser, context, page, base_url, name):
-    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
+def test_copied_link_reproduces_the_view_and_back_restores(browser, page, base_url, name):
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
     page.goto(f"{base_url}/{name}")
     original = settle(page)
     change_a_control(page)

@@ -20,7 +20,7 @@ def wait_all_plots(page):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_page_draws_every_plot_without_errors(page, base_url, name):
+def test_page_draws_every_plot_and_a_fresh_browser_draws_the_same(browser, page, base_url, name):
     scripts = []
     page.on("request", lambda request: scripts.append(request.url) if request.resource_type == "script" else None)
     page.goto(f"{base_url}/{name}")
@@ -30,13 +30,8 @@ def test_page_draws_every_plot_without_errors(page, base_url, name):
     # no WebGL traces: classroom laptops without GPU acceleration must draw everything
     types = page.evaluate("() => [...document.querySelectorAll('.plot')].flatMap((el) => (el._shown || []).map((t) => t.type || 'scatter'))")
     assert not [t for t in types if t.endswith("gl") or t in ("heatmapgl", "pointcloud")]
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_same_url_gives_same_plot_data_in_a_fresh_browser(browser, page, base_url, name):
-    page.goto(f"{base_url}/{name}")
-    wait_all_plots(page)
     first = all_plots(page)
+    # The same URL in a new browser context (empty cache, no history): the URL alone gives the view.
     fresh = browser.new_context()
     try:
         other = fresh.new_page()
