@@ -4,6 +4,7 @@
 import { startPage } from "../lib/page.js";
 import { COLORS, SEQUENTIAL, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
+import { narrowSpread, spreadPercent } from "./parts/colour-range.js";
 
 const AXIS_COLOR = { t: COLORS[0], h: COLORS[1], w: COLORS[2] };
 const TABLE_ROWS = 64;
@@ -126,10 +127,8 @@ function drawScores(data) {
   const [lo1, hi1] = range(data.grid_scores_1d);
   // A spread under 1 % of the scores' size painted with the whole ramp looks as varied as a wide
   // one: the title says how narrow it is.
-  const narrow = (a, b) => b - a < 0.01 * Math.max(Math.abs(a), Math.abs(b));
-  const spread = (a, b) => `${fmt((100 * (b - a)) / Math.max(Math.abs(a), Math.abs(b)), 2)} %`;
-  const notes = [[lo, hi, "M-RoPE"], [lo1, hi1, "1-D RoPE"]].filter(([a, b]) => narrow(a, b)).map(([a, b, name]) =>
-    `${name}'s scores differ by only ${spread(a, b)} of their size (${fmt(a, 6)} … ${fmt(b, 6)}): its full colour ramp magnifies that`);
+  const notes = [[lo, hi, "M-RoPE"], [lo1, hi1, "1-D RoPE"]].filter(([a, b]) => narrowSpread(a, b)).map(([a, b, name]) =>
+    `${name}'s scores differ by only ${fmt(spreadPercent(a, b), 2)} % of their size (${fmt(a, 6)} … ${fmt(b, 6)}): its full colour ramp magnifies that`);
   draw(
     "plot-scores",
     [
