@@ -2,8 +2,9 @@
 // passing base, and Bₘ for both bases, all from the JSON twin.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth, sized } from "../lib/plot.js";
+import { COLORS, axis, draw, lineWidth } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
+import { offAxis } from "./parts/axes.js";
 
 const SOURCE = {
   table: "from the precomputed table",
@@ -122,8 +123,7 @@ function drawMargin(data) {
   draw("plot-margin", traces, {
     title: { text: `B<sub>m</sub> = Σ<sub>j</sub> cos(m·θ<sub>j</sub>), d = ${data.head_dim}, ${range}: lowest and highest value per column` },
     xaxis: axis("distance m (tokens)"),
-    // The y ticks stand a little further off the axis, so the lowest one never meets the x axis's "0".
-    yaxis: axis("B<sub>m</sub>", { ticklabelstandoff: sized(4, 8) }),
+    yaxis: axis("B<sub>m</sub>", offAxis()),
   });
 }
 

@@ -3,6 +3,7 @@
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, lineWidth, sized } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
+import { offAxis } from "./parts/axes.js";
 
 
 /** Widest band (mean − std … mean + std, over a column's offsets) among columns within [from, to]. */
@@ -214,8 +215,7 @@ startPage({
           (unlabelled.length ? `<br>dotted: near returns at Δ = ${listed}; no room above the plot to label ${andList(unlabelled.map(count))}` : ""),
       },
       xaxis: axis("offset Δ = n − m (tokens)", { range: xRange, ...(data.spacing === "log" ? { type: "log", exponentformat: "power" } : {}) }),
-      // The y ticks stand a little off the axis, so the lowest one never meets the first x tick.
-      yaxis: axis("score s(Δ)", { ticklabelstandoff: sized(4, 8) }),
+      yaxis: axis("score s(Δ)", offAxis()),
       shapes,
       annotations,
       margin,
