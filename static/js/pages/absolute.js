@@ -1,15 +1,9 @@
 // Absolute encodings: sinusoidal table, PE·PEᵀ, the shift matrix M_k, a learned table, and ‖x + p_m‖.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
+import { COLORS, DIVERGING, axis, draw, fmt, isNarrowPlot, lineWidth, panelGrid, sized } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
-
-// The 99.5th percentile of |value|: the colour limit of a matrix one cell dominates (the learned
-// P·Pᵀ's (0, 0): position 0's row is far longer than the others); hover shows every value.
-function clipLimit(rows) {
-  const values = rows.flatMap((row) => Array.from(row, (v) => Math.abs(v ?? 0))).sort((a, b) => a - b);
-  return values.length ? values[Math.min(values.length - 1, Math.floor(0.995 * values.length))] : 1;
-}
+import { clipLimit } from "./parts/colour-range.js";
 
 function heat(z, extra = {}) {
   return { type: "heatmap", z: z.map((row) => [...row]), colorscale: DIVERGING, ...extra };
@@ -43,6 +37,8 @@ startPage({
     const grid = panelGrid("plot-similarity", 2, 0.2, 460);
     const stacked = grid.stacked;
     const largest = Math.max(0, ...data.learned_similarity.flatMap((row) => Array.from(row, Math.abs)));
+    // Cell (0, 0) dominates (position 0's row is far longer than the others): the colours stop at
+    // the 99.5th percentile of |value|; hover shows every value.
     const limit = clipLimit(data.learned_similarity);
     const clipped = limit > 0 && limit < largest;
     const lacking = data.missing_positions ? `; positions ${data.learned_rows}–${data.seq_len - 1} have no learned row` : "";
@@ -98,6 +94,11 @@ startPage({
     );
 
     const missing = data.missing_positions;
+    // The grey band of positions without a row is labelled where it is tall enough for its words (on
+    // two lines on a phone, where one would run over the y ticks); the title names them in any case.
+    const narrowLearned = isNarrowPlot("plot-learned");
+    const bandPixels = missing ? ((data.seq_len - data.max_len) / data.seq_len) * (document.getElementById("plot-learned").clientHeight - sized(80, 150)) : 0;
+    const bandLabel = bandPixels >= sized(16, 28) * (narrowLearned ? 2 : 1) + 4;
     draw(
       "plot-learned",
       [
@@ -132,14 +133,14 @@ startPage({
               },
             ]
           : [],
-        annotations: missing
+        annotations: bandLabel
           ? [
               {
                 xref: "paper",
                 yref: "y",
                 x: 0.5,
                 y: (data.max_len + data.seq_len - 1) / 2,
-                text: `no row: positions ≥ ${data.max_len} cannot be encoded`,
+                text: `no row: positions ≥ ${data.max_len}${narrowLearned ? "<br>" : " "}cannot be encoded`,
                 showarrow: false,
               },
             ]

@@ -4,6 +4,7 @@
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, lineWidth } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
+import { offAxis } from "./parts/axes.js";
 
 const SOURCE = {
   table: "from the precomputed table",
@@ -122,7 +123,7 @@ function drawMargin(data) {
   draw("plot-margin", traces, {
     title: { text: `B<sub>m</sub> = Σ<sub>j</sub> cos(m·θ<sub>j</sub>), d = ${data.head_dim}, ${range}: lowest and highest value per column` },
     xaxis: axis("distance m (tokens)"),
-    yaxis: axis("B<sub>m</sub>"),
+    yaxis: axis("B<sub>m</sub>", offAxis()),
   });
 }
 

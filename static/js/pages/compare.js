@@ -1,10 +1,12 @@
 // Every family on one offset axis, and their score / bias matrices side by side.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, lineWidth, panelGrid, sized } from "../lib/plot.js";
+import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, fmt, isNarrowPlot, lineWidth, panelGrid, sized } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
+import { dominatedLimit, narrowSpread, spreadPercent } from "./parts/colour-range.js";
 
 
+// Each panel's title sits above it; `short` is the title on a phone-wide plot (no sentence is cut).
 const PANELS = [
   { key: "rope", title: "RoPE score, constant content", color: COLORS[0] },
   { key: "sinusoidal", title: "sinusoid PE(p)·PE(p+Δ)", color: COLORS[2] },
@@ -12,8 +14,8 @@ const PANELS = [
   { key: "alibi", title: "ALiBi −m<sub>h</sub>·|Δ| (past keys)", color: COLORS[1] },
   { key: "shaw", title: "Shaw: clipped offset used", color: COLORS[4] },
   { key: "nope", title: "NoPE: nothing", color: COLORS[7] },
-  { key: "learned", title: "learned table (all-MiniLM-L6-v2): P<sub>p</sub>·P<sub>p+Δ</sub>, mean over p", color: COLORS[5] },
-  { key: "transformer_xl", title: "Transformer-XL term (d) vᵀW<sub>k,R</sub>R<sub>−Δ</sub>, past keys", color: COLORS[6] },
+  { key: "learned", title: "learned table (all-MiniLM-L6-v2): P<sub>p</sub>·P<sub>p+Δ</sub>, mean over p", short: "learned (MiniLM): P<sub>p</sub>·P<sub>p+Δ</sub>, mean over p", color: COLORS[5] },
+  { key: "transformer_xl", title: "Transformer-XL term (d) vᵀW<sub>k,R</sub>R<sub>−Δ</sub>, past keys", short: "Transformer-XL term (d), past keys", color: COLORS[6] },
 ];
 
 
@@ -54,18 +56,25 @@ function curveTraces(curve, color, name, axes, decimated, shape = "linear") {
 
 function drawOffsets(data) {
   const n = PANELS.length;
-  const gap = 0.035;
-  const height = (1 - gap * (n - 1)) / n;
+  const el = document.getElementById("plot-offsets");
+  const narrow = isNarrowPlot(el);
+  // A band above each panel for its title, as tall as a line of text: the title never covers a curve.
+  const margin = { t: sized(8, 12), b: sized(56, 96) };
+  const inner = Math.max(200, el.clientHeight - margin.t - margin.b);
+  const titleBand = sized(20, 34) / inner;
+  const gap = sized(10, 16) / inner;
+  const height = (1 - n * titleBand - gap * (n - 1)) / n;
   const layout = {
     title: { text: `What position adds to the score, Δ = key − query from −${data.max_offset} to ${data.max_offset}` },
     showlegend: false,
     annotations: [],
+    margin,
   };
   const traces = [];
   PANELS.forEach((panel, i) => {
     const suffix = i === 0 ? "" : String(i + 1);
     const axes = { xaxis: `x${suffix}`, yaxis: `y${suffix}` };
-    const top = 1 - i * (height + gap);
+    const top = 1 - titleBand - i * (height + titleBand + gap);
     layout[`yaxis${suffix}`] = axis("", { domain: [top - height, top], anchor: `x${suffix}`, nticks: 4 });
     layout[`xaxis${suffix}`] = axis(i === n - 1 ? "offset Δ = key − query" : "", {
       anchor: `y${suffix}`,
@@ -74,15 +83,15 @@ function drawOffsets(data) {
       range: [-data.max_offset, data.max_offset],
     });
     layout.annotations.push({
-      text: panel.title,
+      text: narrow && panel.short ? panel.short : panel.title,
       xref: "paper",
       yref: "paper",
-      x: 0.99,
+      x: 0,
       y: top,
-      xanchor: "right",
-      yanchor: "top",
+      xanchor: "left",
+      yanchor: "bottom",
+      yshift: 1,
       showarrow: false,
-      bgcolor: "rgba(255,255,255,0.8)",
     });
     if (panel.key === "alibi") {
       const heads = data.alibi_slopes.length;
@@ -121,21 +130,35 @@ function drawHeatmaps(data) {
     transformer_xl: "Transformer-XL (d)",
   };
   const traces = [];
-  const layout = { title: { text: "The same quantities for every query (rows) and key (columns)" }, annotations: [], margin: { l: 10, r: 10, t: 10, b: 10 } };
+  const notes = [];
+  const layout = { annotations: [], margin: { l: 10, r: 10, t: 10, b: 10 } };
   // Three matrices a row on a wide screen, two on a phone; the plot as tall as its rows of squares.
   const el = document.getElementById("plot-heatmaps");
   const cols = el.clientWidth < 600 ? 2 : 3;
   const rows = Math.ceil(data.families.length / cols);
-  const label = sized(24, 34);
+  const extents = Object.fromEntries(data.families.map((family) => {
+    const values = data.heatmaps[family].flat().filter((v) => v !== null && Number.isFinite(v));
+    return [family, [Math.min(...values), Math.max(...values)]];
+  }));
+  // A constant matrix says its one value on a second line under its name.
+  const twoLines = data.families.some((family) => family !== "nope" && extents[family][0] === extents[family][1]);
+  const label = sized(24, 34) * (twoLines ? 2 : 1);
   const cell = el.clientWidth / cols;
   const height = Math.round(rows * (cell + label) + 20);
   if (el.style.height !== `${height}px`) el.style.height = `${height}px`;
   const rowShare = (cell + label) / (height - 20);
   data.families.forEach((family, i) => {
     const z = data.heatmaps[family];
-    const values = z.flat().filter((v) => v !== null && Number.isFinite(v));
-    const lo = Math.min(...values);
-    const hi = Math.max(...values);
+    const [lo, hi] = extents[family];
+    // One cell that dominates (the learned table's (0, 0): position 0's row is far longer than the
+    // others) would leave the rest white: its colours stop at the 99.5th percentile of |value|.
+    // A spread under 1 % of the values' size is said in words, since the full ramp magnifies it.
+    const dominated = dominatedLimit(z);
+    if (dominated) {
+      notes.push(`${titles[family]}'s colours stop at ±${fmt(dominated.limit, 3)}, the 99.5th percentile of |value| (largest ${fmt(dominated.largest, 3)})`);
+    } else if (narrowSpread(lo, hi)) {
+      notes.push(`${titles[family]} differs by only ${fmt(spreadPercent(lo, hi), 2)} % of its size (${fmt(lo, 6)} … ${fmt(hi, 6)})`);
+    }
     const suffix = i === 0 ? "" : String(i + 1);
     const row = Math.floor(i / cols);
     const col = i % cols;
@@ -153,6 +176,7 @@ function drawHeatmaps(data) {
       xaxis: `x${suffix}`,
       yaxis: `y${suffix}`,
       colorscale: DIVERGING,
+      ...(dominated ? { zmin: -dominated.limit, zmax: dominated.limit, zauto: false } : {}),
       // as tall as the square the matrix is drawn in (the narrower of its two domains)
       colorbar: { x: x1 + 0.005, xanchor: "left", y: (y0 + y1) / 2, len: Math.min((x1 - x0) * (el.clientWidth - 20), (y1 - y0) * (height - 20)) / (height - 20) },
       hoverongaps: false,
@@ -162,7 +186,7 @@ function drawHeatmaps(data) {
     layout[`yaxis${suffix}`] = axis("", { domain: [y0, y1], anchor: `x${suffix}`, autorange: "reversed", showticklabels: false, scaleanchor: `x${suffix}`, constrain: "domain" });
     layout.annotations.push({
       // The range is on the colour bar; a constant matrix says its one value.
-      text: lo === hi ? `${titles[family]}: all ${approx(lo)}` : titles[family],
+      text: lo === hi ? `${titles[family]}${family === "nope" ? ": " : "<br>"}all ${approx(lo)}` : titles[family],
       xref: "paper",
       yref: "paper",
       x: (col + 0.5) / cols,
@@ -172,6 +196,7 @@ function drawHeatmaps(data) {
       showarrow: false,
     });
   });
+  layout.title = { text: `The same quantities for every query (rows) and key (columns)${notes.length ? `; ${notes.join("; ")}` : ""}` };
   return draw("plot-heatmaps", traces, layout);
 }
 
@@ -180,7 +205,9 @@ function drawNope(data) {
   const nope = data.nope_causal;
   const L = data.seq_len;
   const positions = Array.from({ length: L }, (_, i) => i);
-  const grid = panelGrid("plot-nope", 2, 0.16);
+  // Between the panels: the weight matrix's colour bar, then the second panel's y ticks and title.
+  const grid = panelGrid("plot-nope", 2, sized(0.16, 0.3));
+  const wholeTicks = L <= 10 ? { tick0: 0, dtick: 1 } : {};
   draw(
     "plot-nope",
     [
@@ -220,9 +247,10 @@ function drawNope(data) {
     ],
     {
       title: { text: `NoPE under a causal mask: equal scores, weights a<sub>mn</sub> (${grid.stacked ? "top" : "left"}) and out<sub>m</sub> (${grid.stacked ? "bottom" : "right"})` },
-      xaxis: axis("key position n", { domain: grid.stacked ? [0, 0.86] : grid.x[0], anchor: "y" }),
-      yaxis: axis("query position m", { domain: grid.y[0], autorange: "reversed", anchor: "x", scaleanchor: "x", constrain: "domain" }),
-      xaxis2: axis("position m", { domain: grid.x[1], anchor: "y2" }),
+      // Positions are whole numbers: a short sequence gets a tick at each one, not at halves.
+      xaxis: axis("key position n", { domain: grid.stacked ? [0, 0.86] : grid.x[0], anchor: "y", ...wholeTicks }),
+      yaxis: axis("query position m", { domain: grid.y[0], autorange: "reversed", anchor: "x", scaleanchor: "x", constrain: "domain", ...wholeTicks }),
+      xaxis2: axis("position m", { domain: grid.x[1], anchor: "y2", ...wholeTicks }),
       yaxis2: axis("out<sub>m</sub>", { domain: grid.y[1], anchor: "x2", rangemode: "tozero" }),
     },
   );

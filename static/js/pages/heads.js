@@ -35,7 +35,9 @@ function drawPattern(id, data, z, title) {
   draw(id, [{ type: "heatmap", z, x: index, y: index, colorscale: SEQUENTIAL, zmin: 0, zmax: 1,
     hovertemplate: "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>" }],
   { title: { text: title }, xaxis: { ...axis("key token (index)"), ...cols },
-    yaxis: { ...axis("query token"), ...rows, autorange: "reversed" } });
+    yaxis: { ...axis("query token"), ...rows, autorange: "reversed" },
+    // Beside the axis title, room for the eight characters of a row label on a screen.
+    ...(window.innerWidth < 560 ? {} : { margin: { l: sized(100, 128) } }) });
 }
 
 function drawEnergy(data) {

@@ -4,6 +4,7 @@
 import { startPage } from "../lib/page.js";
 import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, fmt, lineWidth, panelGrid, sized } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
+import { offAxis } from "./parts/axes.js";
 
 const maxAbs = (rows) => rows.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
 
@@ -129,7 +130,7 @@ function drawOffset(data) {
   draw("plot-offset", traces, {
     title: { text: "How similar are two positions Δ apart? cos(P<sub>p</sub>, P<sub>p+Δ</sub>) over every p" },
     xaxis: axis("distance Δ (positions)"),
-    yaxis: axis("cosine similarity", { range: [-1.05, 1.05] }),
+    yaxis: axis("cosine similarity", offAxis({ range: [-1.05, 1.05] })),
   });
 }
 
@@ -241,7 +242,7 @@ function drawCliff(data) {
     {
       title: { text: `Position ${data.position} against every position: the learned table ends at ${data.max_len - 1}, the sinusoid goes on` },
       xaxis: axis("position x"),
-      yaxis: axis("cosine similarity", { range: [-1.05, 1.05] }),
+      yaxis: axis("cosine similarity", offAxis({ range: [-1.05, 1.05] })),
       ...marks,
     },
   );

@@ -4,6 +4,8 @@
 import { startPage } from "../lib/page.js";
 import { COLORS, SEQUENTIAL, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
+import { narrowSpread, spreadPercent } from "./parts/colour-range.js";
+import { offAxis } from "./parts/axes.js";
 
 const AXIS_COLOR = { t: COLORS[0], h: COLORS[1], w: COLORS[2] };
 const TABLE_ROWS = 64;
@@ -30,7 +32,7 @@ function drawLadder(data) {
     {
       title: { text: `The ladder θ<sub>j</sub> = ${fmt(data.base)}<sup>−2j/${data.head_dim}</sup>, each pair coloured by its axis (${data.layout})` },
       xaxis: axis("pair j (dims j and j + d/2)"),
-      yaxis: axis("θ<sub>j</sub> (radians per position)", { type: "log", exponentformat: "power" }),
+      yaxis: axis("θ<sub>j</sub> (radians per position)", offAxis({ type: "log", exponentformat: "power" })),
       bargap: 0.05,
     },
   );
@@ -126,10 +128,8 @@ function drawScores(data) {
   const [lo1, hi1] = range(data.grid_scores_1d);
   // A spread under 1 % of the scores' size painted with the whole ramp looks as varied as a wide
   // one: the title says how narrow it is.
-  const narrow = (a, b) => b - a < 0.01 * Math.max(Math.abs(a), Math.abs(b));
-  const spread = (a, b) => `${fmt((100 * (b - a)) / Math.max(Math.abs(a), Math.abs(b)), 2)} %`;
-  const notes = [[lo, hi, "M-RoPE"], [lo1, hi1, "1-D RoPE"]].filter(([a, b]) => narrow(a, b)).map(([a, b, name]) =>
-    `${name}'s scores differ by only ${spread(a, b)} of their size (${fmt(a, 6)} … ${fmt(b, 6)}): its full colour ramp magnifies that`);
+  const notes = [[lo, hi, "M-RoPE"], [lo1, hi1, "1-D RoPE"]].filter(([a, b]) => narrowSpread(a, b)).map(([a, b, name]) =>
+    `${name}'s scores differ by only ${fmt(spreadPercent(a, b), 2)} % of their size (${fmt(a, 6)} … ${fmt(b, 6)}): its full colour ramp magnifies that`);
   draw(
     "plot-scores",
     [
@@ -179,9 +179,9 @@ function drawAngles(data) {
   draw("plot-angles", traces, {
     title: { text: `Per pair: key − query angle (${first}) and the angles of (t, h, w) = (${data.t}, ${data.h}, ${data.w}) (${second}, log scale)` },
     xaxis: axis("pair j", { domain: grid.stacked ? [0, 1] : grid.x[0], anchor: "y" }),
-    yaxis: axis("angle (radians)", { domain: grid.y[0], anchor: "x" }),
+    yaxis: axis("angle (radians)", offAxis({ domain: grid.y[0], anchor: "x" })),
     xaxis2: axis("pair j", { domain: grid.stacked ? [0, 1] : grid.x[1], anchor: "y2" }),
-    yaxis2: axis("angle (radians)", { anchor: "x2", type: "log", exponentformat: "power", domain: grid.y[1] }),
+    yaxis2: axis("angle (radians)", offAxis({ anchor: "x2", type: "log", exponentformat: "power", domain: grid.y[1] })),
     barmode: "overlay",
   });
 }

@@ -3,6 +3,7 @@
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, lineWidth, sized } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
+import { offAxis } from "./parts/axes.js";
 
 
 /** Widest band (mean − std … mean + std, over a column's offsets) among columns within [from, to]. */
@@ -51,6 +52,73 @@ function contentNote(data) {
 function rgba(hex, alpha) {
   const n = parseInt(hex.slice(1), 16);
   return `rgba(${(n >> 16) & 255}, ${(n >> 8) & 255}, ${n & 255}, ${alpha})`;
+}
+
+// Type size of the near-return labels, and the plot's side margins (set here, so the page knows
+// how wide the plot area is when it chooses which labels fit).
+const LABEL_SIZE = () => sized(12, 20);
+const SIDES = () => ({ l: sized(72, 128), r: sized(28, 44) });
+
+/** "a", "a and b", "a, b and c". */
+function andList(items) {
+  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
+}
+
+let measurer = null;
+function textWidth(text, size, family) {
+  measurer ||= document.createElement("canvas").getContext("2d");
+  measurer.font = `${size}px ${family}`;
+  return measurer.measureText(text).width;
+}
+
+/**
+ * Labels for the near-return marks, written level in two rows above the plot: each mark, in order,
+ * goes to the lower row if its label clears the last one written there by half a letter, else to
+ * the upper row, else it stays an unlabelled dotted line (the title then lists every mark).
+ */
+function returnLabels(el, marks, spacing, xRange) {
+  const size = LABEL_SIZE();
+  const sides = SIDES();
+  const width = Math.max(100, el.clientWidth - sides.l - sides.r);
+  const family = getComputedStyle(el).fontFamily || "sans-serif";
+  const where = (delta) => {
+    const at = spacing === "log" ? Math.log10(delta) : delta;
+    return ((at - xRange[0]) / (xRange[1] - xRange[0] || 1)) * width;
+  };
+  const rowHeight = Math.ceil(size * 1.3);
+  const rowEnds = [-Infinity, -Infinity];
+  const annotations = [];
+  const unlabelled = [];
+  for (const mark of marks) {
+    const text = `Δ=${count(mark.delta)}`;
+    const px = where(mark.delta);
+    const full = textWidth(text, size, family) * 1.08 + 2;
+    // Centred on its line; starting at the line when that would reach over the left margin (the
+    // top y tick is there), ending at it when it would run out of the figure on the right.
+    const right = width + sides.r - 2;
+    const xanchor = px - full / 2 < 0 ? "left" : px + full / 2 > right ? "right" : "center";
+    const from = xanchor === "left" ? px : xanchor === "right" ? px - full : px - full / 2;
+    const row = from < 0 || from + full > right ? -1 : rowEnds.findIndex((end) => from >= end + size / 2);
+    if (row < 0) {
+      unlabelled.push(mark.delta);
+      continue;
+    }
+    rowEnds[row] = from + full;
+    annotations.push({
+      x: spacing === "log" ? Math.log10(mark.delta) : mark.delta,
+      y: 1,
+      xref: "x",
+      yref: "paper",
+      xanchor,
+      yanchor: "bottom",
+      yshift: 3 + row * rowHeight,
+      showarrow: false,
+      font: { color: "#444", size },
+      text,
+    });
+  }
+  const rows = annotations.some((note) => note.yshift > 3) ? 2 : 1;
+  return { annotations, unlabelled, margin: { ...sides, t: rows * rowHeight + sized(10, 16) } };
 }
 
 function baseRows(data) {
@@ -138,40 +206,19 @@ startPage({
     const first = x.find((value) => value > 0) ?? 1;
     const last = x[x.length - 1];
     const xRange = data.spacing === "log" ? [Math.log10(first), Math.log10(last)] : [0, last];
-    // The marks' offsets, written above the plot (the first return is also a readout below): of
-    // the first six, only those at least a label's width from the last one written (the others
-    // stay dotted lines, as the title says).
-    const el = document.getElementById("plot-offsets");
-    const where = (delta) => (data.spacing === "log" ? (Math.log10(delta) - xRange[0]) / (xRange[1] - xRange[0] || 1) : delta / (xRange[1] || 1));
-    const gap = (sized(13, 23) * 2.2) / Math.max(el.clientWidth - 120, 100);
-    const named = [];
-    for (const mark of marks.slice(0, 6)) {
-      if (!named.length || where(mark.delta) - where(named[named.length - 1].delta) >= gap) named.push(mark);
-    }
-    const annotations = named.map((mark) => ({
-      x: data.spacing === "log" ? Math.log10(mark.delta) : mark.delta,
-      y: 1,
-      xref: "x",
-      yref: "paper",
-      yanchor: "bottom",
-      showarrow: false,
-      font: { color: "#444" },
-      text: `Δ=${mark.delta}`,
-      textangle: -60,
-      xanchor: "center",
-    }));
+    const { annotations, margin, unlabelled } = returnLabels(document.getElementById("plot-offsets"), marks, data.spacing, xRange);
+    const listed = andList(marks.map((mark) => count(mark.delta)));
     draw("plot-offsets", traces, {
       title: {
         text: `s(Δ) for ${data.content} content, d = ${data.head_dim}` +
           (data.dropped_pairs ? `, p-RoPE: ${data.dropped_pairs} slowest pairs not rotating` : "") +
-          (named.length < Math.min(marks.length, 6) ? "; dotted: near returns, a label only where there is room" : ""),
+          (unlabelled.length ? `<br>dotted: near returns at Δ = ${listed}; no room above the plot to label ${andList(unlabelled.map(count))}` : ""),
       },
       xaxis: axis("offset Δ = n − m (tokens)", { range: xRange, ...(data.spacing === "log" ? { type: "log", exponentformat: "power" } : {}) }),
-      yaxis: axis("score s(Δ)"),
+      yaxis: axis("score s(Δ)", offAxis()),
       shapes,
       annotations,
-      // Room above the plot for the labels of the near-return marks.
-      margin: { t: sized(80, 130) },
+      margin,
     });
 
     out("points", `${data.total_points.toLocaleString("en-US")} in ${data.column_start.length} columns (up to ${data.max_points_per_column} per column)`);

@@ -3,6 +3,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+import { offAxis } from "./parts/axes.js";
 
 const DASH = { float32: "solid", bfloat16: "dash", float16: "dot" };
 
@@ -41,12 +42,12 @@ startPage({
     draw("plot-angle", curves(data, "angle_error_max"), {
       title: { text: `Angle error |φ̃ − m·θ| (largest per column), positions 0 … ${data.seq_len - 1}` },
       xaxis: axis("position m"),
-      yaxis: axis("angle error (radians)", { type: "log", exponentformat: "power" }),
+      yaxis: axis("angle error (radians)", offAxis({ type: "log", exponentformat: "power" })),
     });
     draw("plot-score", curves(data, "score_error_max"), {
       title: { text: "Score term error |cos φ̃ − cos m·θ| (largest per column)" },
       xaxis: axis("position m"),
-      yaxis: axis("score error", { type: "log", exponentformat: "power" }),
+      yaxis: axis("score error", offAxis({ type: "log", exponentformat: "power" })),
     });
     const body = document.querySelector('[data-out="collisions"]');
     if (body) {

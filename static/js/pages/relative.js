@@ -3,6 +3,7 @@
 import { startPage } from "../lib/page.js";
 import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, lineWidth } from "../lib/plot.js";
 import { approx, equals, out } from "../lib/numbers.js";
+import { belowCorner } from "./parts/axes.js";
 
 function fillRows(name, rows) {
   const body = document.querySelector(`[data-table="${name}"]`);
@@ -132,7 +133,7 @@ function drawT5(t5) {
     ],
     {
       title: { text: `T5 buckets (${t5.num_buckets}, max_distance ${D}, ${t5.bidirectional ? "bidirectional" : "causal"})` },
-      xaxis: axis("offset j − i (key minus query)"),
+      xaxis: axis("offset j − i (key minus query)", belowCorner()),
       yaxis: axis("bucket", { rangemode: "tozero" }),
     },
   );

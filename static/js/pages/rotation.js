@@ -1,7 +1,7 @@
 // Rotation in the plane: original vectors (grey), rotated ones, the angle between them, in two panels.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth, panelGrid, squarePanels } from "../lib/plot.js";
+import { COLORS, axis, draw, lineWidth, panelGrid, sized, squarePanels } from "../lib/plot.js";
 import { approx, equals, out } from "../lib/numbers.js";
 
 const GREY = "#9a9aa2";
@@ -140,7 +140,8 @@ startPage({
       {
         title: { text: `θ ${equals(data.theta, 6, " rad")} (${approx(data.theta_degrees, 5)}°) per token, offset n − m = ${data.offset}` },
         ...squarePanels(grid, square, [leftLabel, rightLabel], { captionAt: "top" }),
-        margin: { t: 44, l: 30, r: 20, b: 30 },
+        // Room on the left for the left panel's y ticks ("−0.5" is about 2.4 em wide), at either type size.
+        margin: { t: 44, l: sized(40, 72), r: 20, b: sized(30, 40) },
       },
     );
 
