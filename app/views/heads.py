@@ -10,6 +10,7 @@ from pydantic import Field, model_validator
 from app import model_data
 from app.core import heads, scaling
 from app.core.gguf_llama import rope_theta
+from app.web.answers import Answer, Floats, Ints, MaskedMatrix, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.params import UI, Params
 from app.web.rules import Bound
@@ -72,6 +73,60 @@ def _null_upper(w: np.ndarray) -> list[list[float | None]]:
     return [[float(v) if n <= m else None for n, v in enumerate(row)] for m, row in enumerate(w)]
 
 
+class HeadClass(Answer):
+    """One head of the layer: where its attention goes."""
+
+    head: int
+    class_: str = Field(alias="class", description="'previous-token', 'first-token' or 'other'.")
+    previous: float = doc("Mean weight on the previous token.")
+    first: float = doc("Mean weight on the first token.")
+
+
+class HeadMass(Answer):
+    """Mean attention weight on the previous token and on the first token."""
+
+    previous: float
+    first: float
+
+
+class HeadSource(Answer):
+    """Where the model's weights come from."""
+
+    model: str
+    source: str
+    license: str
+    gguf_sha256: str
+
+
+class HeadsAnswer(Answer):
+    """One attention head of the shipped model on a text: its weights and how its RoPE pairs are used."""
+
+    text: str
+    layer: str
+    head: int
+    rope_type: str
+    base: float
+    factor: float
+    band_lo: int
+    band_hi: int
+    band_mode: str
+    token_ids: Ints = doc("The tokeniser's id of each token.")
+    tokens: list[str] = doc("Each token's text.")
+    n_tokens: int = doc("Number of tokens.")
+    theta: Floats = doc("θ_j of each pair as the model uses it.")
+    weights: MaskedMatrix = doc("Attention weights, one row per query token; null above the causal diagonal.")
+    pair_energy: Floats = doc("Share of the head's q·k carried by each pair.")
+    layer_pair_energy: Matrix = doc("pair_energy of every head of the layer.")
+    offset_scores: Floats = doc("Mean weight at each offset back from the query.")
+    head_classes: list[HeadClass] = doc("Every head of the layer, classified.")
+    mass: HeadMass
+    divergence: float = doc("How far the weights move from the model's own when θ is changed (0 when it is not).")
+    source: HeadSource
+    surgered_theta: Floats | None = doc("θ after the change (present when rope_type or the band changes θ).", optional=True)
+    surgered_weights: MaskedMatrix | None = doc("Weights after the change.", optional=True)
+    surgered_mass: HeadMass | None = doc("mass after the change.", optional=True)
+
+
 def compute_heads(params: HeadsParams) -> dict[str, Any]:
     arr = model_data.text_arrays(params.text)
     li = _META["layers"].index(int(params.layer))
@@ -131,6 +186,7 @@ register(
         section="Rotary",
         order=95,
         api_path="/api/model/heads",
+        answer=HeadsAnswer,
         params=HeadsParams,
         compute=compute_heads,
         csv=heads_csv,

@@ -20,6 +20,7 @@ from app.core import scaling
 from app.core.frequencies import inverse_frequencies, rotary_dim, turns_within, wavelengths
 from app.core.hf_config import rope_settings_from_hf
 from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
+from app.web.answers import Answer, Floats, Ints, doc
 from app.web import errors
 from app.web.fields import Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI
@@ -44,6 +45,127 @@ class LadderParams(ScalingChecks):
     original_max_position_embeddings: _F["original_max_position_embeddings"] = 4096
     max_position_embeddings: _F["max_position_embeddings"] = 4096
     seq_len: _F["seq_len"] = 0
+
+
+class AttentionFactor(Answer):
+    """One temperature factor and where a model applies it."""
+
+    value: float | None = doc("The factor (null when it does not apply).")
+    applies: str = doc("Where it is applied, or why it is not.")
+
+
+class AttentionFactors(Answer):
+    """Both temperature factors of a scaled RoPE (DeepSeek-style YaRN has two)."""
+
+    attention_factor: AttentionFactor
+    softmax_scale_multiplier: AttentionFactor
+
+
+class ResolvedRope(Answer):
+    """The parameters the method read, with Hugging Face's names; keys the method does not read are absent."""
+
+    rope_type: str
+    rope_theta: float
+    head_dim: int
+    partial_rotary_factor: float
+    rotary_dim: int
+    factor: float | None = doc("Scaling factor s.", optional=True)
+    original_max_position_embeddings: int | None = doc("Training length L0.", optional=True)
+    max_position_embeddings: int | None = doc("Dynamic NTK's L0; a config's max_position_embeddings.", optional=True)
+    low_freq_factor: float | None = doc("Llama 3.1.", optional=True)
+    high_freq_factor: float | None = doc("Llama 3.1.", optional=True)
+    attention_factor: float | None = doc("YaRN, LongRoPE: a configured attention factor (null: derived).", optional=True)
+    beta_fast: float | None = doc("YaRN (null: 32).", optional=True)
+    beta_slow: float | None = doc("YaRN (null: 1).", optional=True)
+    mscale: float | None = doc("YaRN, DeepSeek style.", optional=True)
+    mscale_all_dim: float | None = doc("YaRN, DeepSeek style.", optional=True)
+    truncate: bool | None = doc("YaRN: whether the correction range is rounded to whole pairs.", optional=True)
+    short_factor: Floats | None = doc("LongRoPE: per-pair divisors within the training length.", optional=True)
+    long_factor: Floats | None = doc("LongRoPE: per-pair divisors beyond it.", optional=True)
+    factor_used: float | None = doc("YaRN, LongRoPE: the factor the formulas use.", optional=True)
+    beta_fast_used: float | None = doc("YaRN: beta_fast after its default.", optional=True)
+    beta_slow_used: float | None = doc("YaRN: beta_slow after its default.", optional=True)
+    correction_range: Floats | None = doc("YaRN: the pair indices where the ramp starts and ends.", optional=True)
+    standardized_rope_parameters: dict[str, Any] | None = doc("POST: the setting as transformers standardises it.", optional=True)
+    model_type: str | None = doc("POST: the config's model_type.", optional=True)
+    pairing: str | None = doc("POST: the model family's pairing, 'half' or 'interleaved'.", optional=True)
+
+
+class Temperatures(Answer):
+    """What a scaled RoPE does to attention, and the parameters it read."""
+
+    attention_factor: float = doc("cos and sin are multiplied by it.")
+    logit_multiplier: float = doc("attention_factor², the factor on q·k.")
+    softmax_scale_multiplier: float | None = doc("DeepSeek's get_mscale(s, mscale_all_dim)² (null for other models).")
+    attention_factors: AttentionFactors
+    resolved: ResolvedRope
+    notes: list[str] = doc("Things in the parameters a reader should know (ignored keys, defaults used).")
+
+
+class Llama3Bands(Answer):
+    """Llama 3.1's wavelength bands and how many pairs fall in each."""
+
+    high_freq_wavelen: float
+    low_freq_wavelen: float
+    kept: int = doc("Pairs left as they are (short wavelengths).")
+    smoothed: int = doc("Pairs blended between kept and divided.")
+    divided: int = doc("Pairs divided by the factor (long wavelengths).")
+
+
+class FrequenciesAnswer(Temperatures):
+    """RoPE's frequency ladder: θ_j, wavelength and turns within the context of every pair."""
+
+    head_dim: int
+    base: float
+    partial_rotary_factor: float
+    rotary_dim: int = doc("Dimensions that rotate: int(head_dim × partial_rotary_factor).")
+    context_len: int
+    pair: Ints = doc("Pair index j.")
+    inv_freq: Floats = doc("θ_j in radians per position (after scaling).")
+    wavelength: Floats = doc("2π/θ_j in positions.")
+    degrees_per_token: Floats = doc("θ_j in degrees per position.")
+    turns_in_context: Floats = doc("context_len·θ_j / 2π.")
+    pairs_with_full_turn: int = doc("Pairs whose wavelength fits in the context.")
+    first_pair_without_full_turn: int | None = doc("The first pair that does not turn fully within the context (null if all do).")
+    rope_type: str
+    seq_len: int | None = doc("Current length used by dynamic and longrope (null: not given).")
+    unscaled_inv_freq: Floats = doc("θ_j = b^(−2j/r) without scaling.")
+    scale: Floats = doc("inv_freq / unscaled_inv_freq per pair.")
+
+
+class RopeSetting(Temperatures):
+    """One RoPE setting of a config (a config can have one per layer type)."""
+
+    rope_type: str = doc("The setting's rope_type.")
+    seq_len: int | None = doc("The seq_len asked (null: not given).")
+    rotary_dim: int = doc("Dimensions that rotate.")
+    pair: Ints = doc("Pair index j.")
+    inv_freq: Floats = doc("θ_j of each pair after scaling.")
+    wavelength: Floats = doc("2π/θ'_j.")
+    scale: Floats = doc("θ'_j/θ_j per pair.")
+    layer_type: str | None = doc("The layer type using it (null: every layer).")
+    where: str = doc("Where in the config it was read.")
+
+
+class MRopeSetting(Answer):
+    """A config's multimodal RoPE sections."""
+
+    mrope_section: Ints
+    mrope_interleaved: bool
+    lesson: str | None = doc("The page that draws these sections.", optional=True)
+
+
+class ConfigAnswer(RopeSetting):
+    """The RoPE a model's config.json describes: the primary setting at the top, every setting in `settings`."""
+
+    unscaled_inv_freq: Floats = doc("θ_j = b^(−2j/r) of the primary setting before scaling.")
+    settings: list[RopeSetting] = doc("Every RoPE setting of the config, in the order read.")
+    primary_setting: int = doc("Index in `settings` of the setting at the top.")
+    text_config: str | None = doc("'text_config' when the settings were read from it (multimodal wrappers).")
+    mrope: MRopeSetting | None = doc("The multimodal sections (null without M-RoPE).")
+    layers: dict[str, Any] | None = doc("Which layers use which setting (e.g. RoPE and NoPE layers), when the config says.")
+    query: list[list[str]] = doc("The primary setting as (name, value) GET parameters.")
+    links: dict[str, str] = doc("GET URLs of the same setting: 'spectrum', 'api' (and 'mrope').")
 
 
 def resolved_parameters(config: scaling.RopeConfig) -> dict[str, Any]:
@@ -169,6 +291,7 @@ register(
         section="Foundations",
         order=10,
         api_path="/api/rope/frequencies",
+        answer=FrequenciesAnswer,
         params=LadderParams,
         compute=compute_ladder,
         formulas=(
@@ -308,7 +431,8 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
         '131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, '
         '"high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}`.'
     ),
-    response_class=JSONBytes,
+    response_class=Response,
+    responses={200: {"model": ConfigAnswer, "description": "The config's RoPE settings."}},
 )
 def frequencies_of_config(
     request: Request,

@@ -14,6 +14,7 @@ from starlette.responses import Response
 
 from app.core.frequencies import inverse_frequencies, rotary_dim
 from app.core.rope import rotate
+from app.web.answers import Answer, Floats, Ints, Matrix, describe_echoes, doc
 from app.web import errors
 from app.web.fields import Base, Pairing, RotaryFraction
 from app.web.params import Params
@@ -64,6 +65,19 @@ class RotateBody(Params):
     ] = 1.0
 
 
+class RotateAnswer(Answer):
+    """q and k rotated to every position, and the inner products of every pair of them."""
+
+    positions: Ints
+    base: float
+    pairing: str
+    rotary_dim: int = doc("Dimensions that rotate (int(len(q) × partial_rotary_factor)).")
+    inv_freq: Floats = doc("θ_j of each rotated pair.")
+    q_rot: Matrix = doc("q rotated to each position, one row per position.")
+    k_rot: Matrix = doc("k rotated to each position.")
+    dot: Matrix = doc("dot[m][n] = ⟨R(positions[m]) q, R(positions[n]) k⟩, without 1/√d.")
+
+
 @router.post(
     "/api/rope/rotate",
     summary="Rotate a query and a key",
@@ -73,7 +87,7 @@ class RotateBody(Params):
         "1/√d.  Example body: `{\"q\": [1, 0], \"k\": [1, 0], \"positions\": [0, 2, 5, 7]}`."
     ),
     response_class=Response,
-    responses={200: {"content": {"application/json": {}}, "description": "The rotated vectors and their inner products."}},
+    responses={200: {"model": RotateAnswer, "description": "The rotated vectors and their inner products."}},
 )
 def rotate_vectors(body: RotateBody) -> Response:
     d = len(body.q)
@@ -95,3 +109,4 @@ def rotate_vectors(body: RotateBody) -> Response:
 
 
 errors.MODELS_BY_PATH["/api/rope/rotate"] = [RotateBody]
+describe_echoes(RotateAnswer, RotateBody)

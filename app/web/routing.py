@@ -16,6 +16,7 @@ from starlette.responses import Response
 
 from app.settings import API_CACHE_SECONDS, MAX_QUERY_ITEMS
 from app.web import errors
+from app.web.answers import describe_echoes
 from app.web.caching import GZIP_MAX_BYTES, cached_response, plain
 from app.web.csv_format import CSV_MEDIA_TYPE, csv_bytes
 from app.web.params import Params
@@ -71,7 +72,7 @@ def _add_api_route(router: APIRouter, view: View) -> None:
         description=description,
         tags=[view.section],
         response_class=Response,
-        responses={200: {"content": {JSON_MEDIA_TYPE: {}}, "description": "The data the page plots."}},
+        responses={200: {"model": view.answer, "description": "The data the page plots."}},
     )
     errors.MODELS_BY_PATH[view.api_path] = [model]
 
@@ -110,6 +111,7 @@ def api_operation(
     summary: str,
     description: str,
     response_description: str,
+    answer: type[BaseModel],
 ) -> None:
     """Add an API-only ``GET path`` to ``router``, answered like the JSON twins.
 
@@ -130,8 +132,9 @@ def api_operation(
         summary=summary,
         description=description,
         response_class=Response,
-        responses={200: {"content": {JSON_MEDIA_TYPE: {}}, "description": response_description}},
+        responses={200: {"model": answer, "description": response_description}},
     )
+    describe_echoes(answer, model)
     errors.MODELS_BY_PATH[path] = [model]
 
 

@@ -14,6 +14,9 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from pydantic import BaseModel
+
+from app.web.answers import describe_echoes
 from app.web.params import Display, Params
 
 CsvTable = tuple[list[str], list[list[Any]]]
@@ -34,6 +37,8 @@ class View:
     api_path: str
     params: type[Params]
     compute: Callable[[Any], dict[str, Any]]
+    answer: type[BaseModel] | None = None
+    """The JSON answer of ``compute`` as a model (app/web/answers.py): documentation and tests only."""
     display: type[Display] = Display
     formulas: tuple[str, ...] = ()
     """LaTeX of the formulas the page draws, rendered as MathML beside the plot."""
@@ -59,6 +64,9 @@ def register(view: View) -> View:
     overlap = set(view.params.model_fields) & set(view.display.model_fields)
     if overlap:
         raise ValueError(f"view {view.name!r}: fields {sorted(overlap)} are both computed and display-only")
+    if view.answer is None:
+        raise ValueError(f"view {view.name!r} declares no answer model")
+    describe_echoes(view.answer, view.params)
     REGISTRY[view.name] = view
     return view
 
