@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
 import mimetypes
-import pkgutil
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -100,11 +98,7 @@ def create_app() -> FastAPI:
     app.mount("/static", Static(directory=str(STATIC_DIR)), name="static")
     app.mount("/s/{version}", Static(directory=str(STATIC_DIR)), name="assets")
 
-    app.include_router(api_router(views))
-    for module in pkgutil.iter_modules(importlib.import_module("app.views").__path__):
-        router = getattr(importlib.import_module(f"app.views.{module.name}"), "router", None)
-        if router is not None:
-            app.include_router(router)
+    app.include_router(api_router(views))  # every twin, CSV export and View.routes operation
     app.include_router(lecture_pages.checked_router())  # /lectures, /lecture/<name>, their twins (before the catch-all pages)
     app.include_router(page_router(views))
     app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]

@@ -129,7 +129,7 @@ class ClockHand(Answer):
     """One hand over the positions of the aliasing demonstration."""
 
     theta: float
-    period: float
+    period: float | None = doc("2π/θ in positions (null when θ is so small that it overflows).")
     angles: Floats
     closest: ClockClosest
     step: float
@@ -153,7 +153,7 @@ class ClockSlowHands(Answer):
     base: float
     pairs: Ints
     inv_freq: Floats
-    period: Floats
+    period: list[float | None] = doc("2π/θ_j (null where it overflows).")
     turns_in_context: Floats
 
 
@@ -170,7 +170,7 @@ class ClockAnswer(Answer):
     hands: int = doc("Number of hands (pairs) drawn.")
     pair: Ints = doc("Pair index j.")
     inv_freq: Floats = doc("θ_j in radians per position.")
-    period: Floats = doc("2π/θ_j: positions per full turn.")
+    period: list[float | None] = doc("2π/θ_j: positions per full turn (null where it overflows).")
     turns_in_context: Floats = doc("Full turns of each hand over the context.")
     completes_turn: list[bool] = doc("Whether each hand turns at least once within the context.")
     hands_full_turn: int = doc("How many hands turn at least once within the context.")

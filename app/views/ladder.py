@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 import numpy as np
-from fastapi import APIRouter, Query
+from fastapi import Query
 from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
@@ -25,7 +25,7 @@ from app.web import errors
 from app.web.fields import Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI
 from app.web.responses import JSONBytes, dumps
-from app.web.views import View, register
+from app.web.views import View, register, route
 
 _F = scaling_fields(hidden=True)
 
@@ -282,49 +282,8 @@ def ladder_csv(data: dict[str, Any]):
     return header, [list(row) for row in rows]
 
 
-register(
-    View(
-        name="ladder",
-        title="The frequency ladder",
-        short_title="Frequency ladder",
-        summary="Every rotating pair gets its own speed, from one radian per token down to a crawl.",
-        section="Foundations",
-        order=10,
-        api_path="/api/rope/frequencies",
-        answer=FrequenciesAnswer,
-        params=LadderParams,
-        compute=compute_ladder,
-        formulas=(
-            r"\theta_j = b^{-2j/r},\quad j = 0,1,\ldots,\tfrac{r}{2}-1",
-            r"\lambda_j = \frac{2\pi}{\theta_j}",
-            r"\text{turns within } L = \frac{L\,\theta_j}{2\pi}",
-        ),
-        csv=ladder_csv,
-        api_description=(
-            "Inverse frequencies θ_j (radians per token) and wavelengths 2π/θ_j (tokens per turn) of the "
-            "RoPE ladder, with how many full turns each pair makes within `context_len` tokens. "
-            "`r = int(head_dim · partial_rotary_factor)` pairs are rotated. With `rope_type` other than "
-            "`default`, `inv_freq` is the scaled ladder exactly as transformers 5.24 computes it (or the "
-            "static NTK-aware base for `ntk`), with `attention_factor`, the per-pair `scale` against "
-            "`unscaled_inv_freq`, and the `resolved` parameters. `seq_len` is the current length for "
-            "`dynamic` and `longrope` (0 = not given, as at model init). `short_factor`/`long_factor` are "
-            "repeated keys. `POST` the same path with a model's config.json as the body."
-        ),
-        examples=(
-            "head_dim=128&base=500000",
-            "head_dim=64&partial_rotary_factor=0.25&context_len=2048",
-            "head_dim=128&base=500000&rope_type=llama3&factor=8&original_max_position_embeddings=8192&max_position_embeddings=131072",
-            "head_dim=128&rope_type=yarn&factor=16&original_max_position_embeddings=4096",
-            "head_dim=128&rope_type=dynamic&factor=4&max_position_embeddings=4096&seq_len=16384",
-        ),
-    )
-)
-
 
 # ---- POST: a model's config.json ------------------------------------------------------------
-
-router = APIRouter(tags=["Foundations"])
-
 
 def spectrum_query(config: scaling.RopeConfig, seq_len: int | None) -> list[tuple[str, str]]:
     """GET query (spectrum page / ladder names) equivalent to a resolved config."""
@@ -408,8 +367,11 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
     return result
 
 
-@router.post(
+@route(
     "/api/rope/frequencies",
+    methods=("POST",),
+    answer=ConfigAnswer,
+    response_description="The config's RoPE settings.",
     summary="RoPE frequencies of a model's config.json",
     description=(
         "The body is a model's `config.json` as published (or any subset): `rope_theta`, `head_dim` (or "
@@ -431,8 +393,6 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
         '131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, '
         '"high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}`.'
     ),
-    response_class=Response,
-    responses={200: {"model": ConfigAnswer, "description": "The config's RoPE settings."}},
 )
 def frequencies_of_config(
     request: Request,
@@ -444,6 +404,45 @@ def frequencies_of_config(
     try:
         result = config_response(body, seq_len or None)
     except scaling.ScalingError as exc:
-        item = {"type": "value_error", "loc": ["body", *exc.field.split(".")], "param": exc.field, "msg": exc.message}
-        return JSONBytes(dumps({"detail": [item]}), status_code=422)
+        return errors.error_response(422, errors.error_item("value_error", ["body", *exc.field.split(".")], exc.field, exc.message))
     return JSONBytes(dumps(result))
+
+
+register(
+    View(
+        name="ladder",
+        title="The frequency ladder",
+        short_title="Frequency ladder",
+        summary="Every rotating pair gets its own speed, from one radian per token down to a crawl.",
+        section="Foundations",
+        order=10,
+        api_path="/api/rope/frequencies",
+        answer=FrequenciesAnswer,
+        routes=(frequencies_of_config,),
+        params=LadderParams,
+        compute=compute_ladder,
+        formulas=(
+            r"\theta_j = b^{-2j/r},\quad j = 0,1,\ldots,\tfrac{r}{2}-1",
+            r"\lambda_j = \frac{2\pi}{\theta_j}",
+            r"\text{turns within } L = \frac{L\,\theta_j}{2\pi}",
+        ),
+        csv=ladder_csv,
+        api_description=(
+            "Inverse frequencies θ_j (radians per token) and wavelengths 2π/θ_j (tokens per turn) of the "
+            "RoPE ladder, with how many full turns each pair makes within `context_len` tokens. "
+            "`r = int(head_dim · partial_rotary_factor)` pairs are rotated. With `rope_type` other than "
+            "`default`, `inv_freq` is the scaled ladder exactly as transformers 5.24 computes it (or the "
+            "static NTK-aware base for `ntk`), with `attention_factor`, the per-pair `scale` against "
+            "`unscaled_inv_freq`, and the `resolved` parameters. `seq_len` is the current length for "
+            "`dynamic` and `longrope` (0 = not given, as at model init). `short_factor`/`long_factor` are "
+            "repeated keys. `POST` the same path with a model's config.json as the body."
+        ),
+        examples=(
+            "head_dim=128&base=500000",
+            "head_dim=64&partial_rotary_factor=0.25&context_len=2048",
+            "head_dim=128&base=500000&rope_type=llama3&factor=8&original_max_position_embeddings=8192&max_position_embeddings=131072",
+            "head_dim=128&rope_type=yarn&factor=16&original_max_position_embeddings=4096",
+            "head_dim=128&rope_type=dynamic&factor=4&max_position_embeddings=4096&seq_len=16384",
+        ),
+    )
+)

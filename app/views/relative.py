@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from fastapi import APIRouter
 from pydantic import Field
 
 from app.core.relative import (
@@ -369,6 +368,67 @@ def relative_csv(data: dict[str, Any]):
     )
 
 
+# ---- the three operations users script against -----------------------------------------------------
+
+def _alibi_part(params: AlibiParams) -> dict[str, Any]:
+    slopes = alibi_slopes(params.num_heads)
+    result: dict[str, Any] = {"num_heads": params.num_heads, "slopes": slopes, "form": params.form, "seq_len": params.seq_len}
+    if params.seq_len is not None:
+        result["bias"] = alibi_bias(slopes, params.seq_len, params.form)
+    return result
+
+
+T5_ROUTE = api_operation(
+    "/api/relative/t5",
+    T5Params,
+    lambda params: t5_part(params.bidirectional, params.num_buckets, params.max_distance, params.max_offset),
+    name="t5_buckets",
+    summary="T5 relative position buckets",
+    description=(
+        "The bucket of every offset `relative_position` = key − query in −max_offset … max_offset, as Hugging Face's "
+        "`T5Attention._relative_position_bucket` computes it (float32 logarithm).  Distances below `max_exact` "
+        "(num_buckets/4 bidirectional, num_buckets/2 causal) get a bucket each; farther ones share logarithmically "
+        "wider buckets up to `max_distance`.\n\nExamples:\n\n- `/api/relative/t5?num_buckets=32&max_distance=128"
+        "&bidirectional=true&max_offset=300`\n- `/api/relative/t5?bidirectional=false&max_offset=150`"
+    ),
+    response_description="Offsets and their buckets.",
+    answer=T5Answer,
+)
+
+ALIBI_ROUTE = api_operation(
+    "/api/relative/alibi",
+    AlibiParams,
+    _alibi_part,
+    name="alibi",
+    summary="ALiBi slopes and bias matrices",
+    description=(
+        "`slopes`: the slope of each head as the ALiBi paper's `get_slopes` gives it (2^(−8h/n) for n a power of two; "
+        "otherwise the slopes of the largest power of two below n followed by every other slope of twice that).  "
+        "With `seq_len`, also `bias[h][i][j]` for query i and key j (null for j > i, which the causal mask hides).\n\n"
+        "Examples:\n\n- `/api/relative/alibi?num_heads=12`\n- `/api/relative/alibi?num_heads=4&seq_len=6&form=bloom`"
+    ),
+    response_description="Slopes (and bias matrices).",
+    answer=AlibiAnswer,
+)
+
+SHAW_ROUTE = api_operation(
+    "/api/relative/shaw",
+    ShawParams,
+    lambda params: shaw_part(params.query_len, params.key_len, params.max_relative_position),
+    name="shaw",
+    summary="Shaw et al. clipped relative index",
+    description=(
+        "`index_matrix[i][j]` = clip(j − i', −k, k) + k with k = `max_relative_position`, for key position j and the "
+        "query at position i' = key_len − query_len + i: as in tensor2tensor, the queries are the last `query_len` "
+        "of the `key_len` positions.  Each index picks one of the 2k+1 learned relative vectors.\n\nExamples:\n\n"
+        "- `/api/relative/shaw?query_len=5&key_len=5&max_relative_position=2`\n"
+        "- `/api/relative/shaw?query_len=1&key_len=8&max_relative_position=3`"
+    ),
+    response_description="The index matrix.",
+    answer=ShawAnswer,
+)
+
+
 register(
     View(
         name="relative",
@@ -379,6 +439,7 @@ register(
         order=120,
         api_path="/api/relative",
         answer=RelativeAnswer,
+        routes=(T5_ROUTE, ALIBI_ROUTE, SHAW_ROUTE),
         params=RelativeParams,
         compute=compute_relative,
         formulas=(
@@ -398,71 +459,4 @@ register(
         ),
         examples=("num_heads=12&head=9", "bidirectional=false&num_buckets=32&max_distance=128", "query_len=4&key_len=10&max_relative_position=3"),
     )
-)
-
-
-# ---- the three operations users script against -----------------------------------------------------
-
-router = APIRouter(tags=["Other families"])
-
-
-def _alibi_part(params: AlibiParams) -> dict[str, Any]:
-    slopes = alibi_slopes(params.num_heads)
-    result: dict[str, Any] = {"num_heads": params.num_heads, "slopes": slopes, "form": params.form, "seq_len": params.seq_len}
-    if params.seq_len is not None:
-        result["bias"] = alibi_bias(slopes, params.seq_len, params.form)
-    return result
-
-
-api_operation(
-    router,
-    "/api/relative/t5",
-    T5Params,
-    lambda params: t5_part(params.bidirectional, params.num_buckets, params.max_distance, params.max_offset),
-    name="t5_buckets",
-    summary="T5 relative position buckets",
-    description=(
-        "The bucket of every offset `relative_position` = key − query in −max_offset … max_offset, as Hugging Face's "
-        "`T5Attention._relative_position_bucket` computes it (float32 logarithm).  Distances below `max_exact` "
-        "(num_buckets/4 bidirectional, num_buckets/2 causal) get a bucket each; farther ones share logarithmically "
-        "wider buckets up to `max_distance`.\n\nExamples:\n\n- `/api/relative/t5?num_buckets=32&max_distance=128"
-        "&bidirectional=true&max_offset=300`\n- `/api/relative/t5?bidirectional=false&max_offset=150`"
-    ),
-    response_description="Offsets and their buckets.",
-    answer=T5Answer,
-)
-
-api_operation(
-    router,
-    "/api/relative/alibi",
-    AlibiParams,
-    _alibi_part,
-    name="alibi",
-    summary="ALiBi slopes and bias matrices",
-    description=(
-        "`slopes`: the slope of each head as the ALiBi paper's `get_slopes` gives it (2^(−8h/n) for n a power of two; "
-        "otherwise the slopes of the largest power of two below n followed by every other slope of twice that).  "
-        "With `seq_len`, also `bias[h][i][j]` for query i and key j (null for j > i, which the causal mask hides).\n\n"
-        "Examples:\n\n- `/api/relative/alibi?num_heads=12`\n- `/api/relative/alibi?num_heads=4&seq_len=6&form=bloom`"
-    ),
-    response_description="Slopes (and bias matrices).",
-    answer=AlibiAnswer,
-)
-
-api_operation(
-    router,
-    "/api/relative/shaw",
-    ShawParams,
-    lambda params: shaw_part(params.query_len, params.key_len, params.max_relative_position),
-    name="shaw",
-    summary="Shaw et al. clipped relative index",
-    description=(
-        "`index_matrix[i][j]` = clip(j − i', −k, k) + k with k = `max_relative_position`, for key position j and the "
-        "query at position i' = key_len − query_len + i: as in tensor2tensor, the queries are the last `query_len` "
-        "of the `key_len` positions.  Each index picks one of the 2k+1 learned relative vectors.\n\nExamples:\n\n"
-        "- `/api/relative/shaw?query_len=5&key_len=5&max_relative_position=2`\n"
-        "- `/api/relative/shaw?query_len=1&key_len=8&max_relative_position=3`"
-    ),
-    response_description="The index matrix.",
-    answer=ShawAnswer,
 )

@@ -1,4 +1,5 @@
-"""RoPE operations without a page of their own: rotating given vectors (POST).
+"""RoPE operations without a page of their own: rotating given vectors (POST), a route of the
+rotation view (app/views/rotation.py).
 
 The score matrix `GET /api/rope/scores` is the JSON twin of the "scores" view (app/views/scores.py).
 """
@@ -8,20 +9,17 @@ from __future__ import annotations
 from typing import Annotated
 
 import numpy as np
-from fastapi import APIRouter
 from pydantic import Field
 from starlette.responses import Response
 
 from app.core.frequencies import inverse_frequencies, rotary_dim
 from app.core.rope import rotate
-from app.web.answers import Answer, Floats, Ints, Matrix, describe_echoes, doc
-from app.web import errors
+from app.web.answers import Answer, Floats, Ints, Matrix, doc
 from app.web.fields import Base, Pairing, RotaryFraction
 from app.web.params import Params
 from app.web.rules import Bound, Require
 from app.web.responses import JSONBytes, dumps
-
-router = APIRouter(tags=["Rotary"])
+from app.web.views import route
 
 # strict: a JSON body is typed, so true/false or "1" where a number belongs is refused, not coerced.
 Component = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-1e6, le=1e6)]
@@ -78,16 +76,18 @@ class RotateAnswer(Answer):
     dot: Matrix = doc("dot[m][n] = ⟨R(positions[m]) q, R(positions[n]) k⟩, without 1/√d.")
 
 
-@router.post(
+@route(
     "/api/rope/rotate",
+    methods=("POST",),
+    models=(RotateBody,),
+    answer=RotateAnswer,
+    response_description="The rotated vectors and their inner products.",
     summary="Rotate a query and a key",
     description=(
         "Rotates `q` and `k` to every position in `positions` and returns the rotated vectors (one row per "
         "position) and `dot[m][n] = ⟨R(positions[m]) q, R(positions[n]) k⟩`, the raw inner product without "
         "1/√d.  Example body: `{\"q\": [1, 0], \"k\": [1, 0], \"positions\": [0, 2, 5, 7]}`."
     ),
-    response_class=Response,
-    responses={200: {"model": RotateAnswer, "description": "The rotated vectors and their inner products."}},
 )
 def rotate_vectors(body: RotateBody) -> Response:
     d = len(body.q)
@@ -108,5 +108,3 @@ def rotate_vectors(body: RotateBody) -> Response:
     return JSONBytes(dumps(result))
 
 
-errors.MODELS_BY_PATH["/api/rope/rotate"] = [RotateBody]
-describe_echoes(RotateAnswer, RotateBody)

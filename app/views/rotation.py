@@ -10,6 +10,7 @@ from pydantic import Field
 
 from app.core.plane import additive_positions, direction_degrees, polar, signed_angle_degrees
 from app.core.rope import rotate
+from app.views.rope_api import rotate_vectors
 from app.web.answers import Answer, Floats, Ints, doc
 from app.web.params import UI, Params
 from app.web.views import View, register
@@ -230,6 +231,7 @@ register(
         order=30,
         api_path="/api/rope/plane",
         answer=PlaneAnswer,
+        routes=(rotate_vectors,),
         params=RotationParams,
         compute=compute_rotation,
         formulas=(

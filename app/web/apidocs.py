@@ -16,7 +16,7 @@ from fastapi.openapi.utils import get_openapi
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from app.web.params import allowed_text
+from app.web.params import allowed_text, resolve
 
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False})
 
@@ -62,12 +62,6 @@ def openapi_document(app) -> dict[str, Any]:
 # ---- /docs ---------------------------------------------------------------------------------------
 
 
-def _resolve(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
-    if "$ref" in schema:
-        return components.get(schema["$ref"].rsplit("/", 1)[-1], {})
-    return schema
-
-
 def _type_text(schema: dict[str, Any]) -> str:
     if "$ref" in schema:
         return schema["$ref"].rsplit("/", 1)[-1]
@@ -97,7 +91,7 @@ def operations(openapi: dict[str, Any]) -> list[dict[str, Any]]:
         for method, operation in methods.items():
             params = []
             for parameter in operation.get("parameters", []):
-                schema = _resolve(parameter.get("schema", {}), components)
+                schema = resolve(parameter.get("schema", {}), components)
                 params.append(
                     {
                         "name": parameter["name"],
@@ -109,9 +103,9 @@ def operations(openapi: dict[str, Any]) -> list[dict[str, Any]]:
                 )
             body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
             if body:
-                body = _resolve(body, components)
+                body = resolve(body, components)
                 for name, schema in body.get("properties", {}).items():
-                    schema = _resolve(schema, components)
+                    schema = resolve(schema, components)
                     params.append(
                         {
                             "name": name,
@@ -122,7 +116,7 @@ def operations(openapi: dict[str, Any]) -> list[dict[str, Any]]:
                         }
                     )
             answer = operation.get("responses", {}).get("200", {}).get("content", {}).get("application/json", {}).get("schema", {})
-            answer = _resolve(answer, components)
+            answer = resolve(answer, components)
             returns = [
                 (name, _type_text(prop) + (f" — {prop['description']}" if prop.get("description") else "") + ("" if name in answer.get("required", ()) else " (not always present)"))
                 for name, prop in answer.get("properties", {}).items()

@@ -16,7 +16,6 @@ from starlette.responses import Response
 
 from app.settings import API_CACHE_SECONDS, MAX_QUERY_ITEMS
 from app.web import errors
-from app.web.answers import describe_echoes
 from app.web.caching import GZIP_MAX_BYTES, cached_response, plain
 from app.web.csv_format import CSV_MEDIA_TYPE, csv_bytes
 from app.web.params import Params
@@ -24,7 +23,7 @@ from app.web.responses import COMPACT_MEDIA_TYPE, dumps, dumps_compact, embed_js
 from app.web.rules import rule_specs
 from app.web.security import PAGE_HEADERS, content_security_policy
 from app.web.templating import canonical_items, controls_for, field_specs, mathml, templates
-from app.web.views import REGISTRY, View, ordered
+from app.web.views import REGISTRY, Route, View, ordered
 
 
 API_CACHE_CONTROL = f"public, max-age={API_CACHE_SECONDS}"
@@ -46,7 +45,25 @@ def api_router(views: list[View]) -> APIRouter:
         _add_api_route(router, view)
         if view.csv is not None:
             _add_csv_route(router, view)
+        for route in view.routes:
+            _add_route(router, route, view.section)
     return router
+
+
+def _add_route(router: APIRouter, route: Route, tag: str) -> None:
+    router.add_api_route(
+        route.path,
+        route.endpoint,
+        methods=list(route.methods),
+        name=route.name or None,
+        summary=route.summary,
+        description=route.description,
+        tags=[tag],
+        response_class=Response,
+        responses={200: {"model": route.answer, "description": route.response_description}},
+    )
+    if route.models:
+        errors.MODELS_BY_PATH[route.path] = list(route.models)
 
 
 def _add_api_route(router: APIRouter, view: View) -> None:
@@ -102,40 +119,28 @@ def _add_csv_route(router: APIRouter, view: View) -> None:
 
 
 def api_operation(
-    router: APIRouter,
     path: str,
     model: type[BaseModel],
     build: Callable[[Any], Any],
     *,
+    answer: type[BaseModel],
     name: str,
     summary: str,
     description: str,
     response_description: str,
-    answer: type[BaseModel],
-) -> None:
-    """Add an API-only ``GET path`` to ``router``, answered like the JSON twins.
+) -> Route:
+    """An API-only ``GET path`` answered like the JSON twins, for ``View.routes``.
 
-    The query is validated by ``model`` (422s name the field: the model is registered in
-    ``errors.MODELS_BY_PATH``); the body is ``dumps(build(params))``, made once per distinct
-    parameters and kept in the response cache, with an ETag, Cache-Control and 304 on revalidation.
+    The query is validated by ``model`` (422s name the field); the body is ``dumps(build(params))``,
+    made once per distinct parameters and kept in the response cache, with an ETag, Cache-Control
+    and 304 on revalidation.
     """
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
         make = lambda: dumps(build(params))  # noqa: E731
         return cached_response(request, ("operation", path, params), make, JSON_MEDIA_TYPE, "json", cache_control=API_CACHE_CONTROL)
 
-    router.add_api_route(
-        path,
-        endpoint,
-        methods=["GET"],
-        name=name,
-        summary=summary,
-        description=description,
-        response_class=Response,
-        responses={200: {"model": answer, "description": response_description}},
-    )
-    describe_echoes(answer, model)
-    errors.MODELS_BY_PATH[path] = [model]
+    return Route(path, endpoint, answer, summary, description, response_description, models=(model,), name=name)
 
 
 def page_router(views: list[View]) -> APIRouter:
@@ -195,7 +200,7 @@ def render_view(request: Request, view: View) -> Response:
     problems = errors.describe_errors(compute_errors, [view.params]) + errors.describe_errors(display_errors, [view.display])
     problems = errors.capped(problems + errors.unknown_parameters(unknown))
     if too_many:
-        problems = [{"param": "", "loc": ["query"], "msg": f"Too many query parameters ({len(items)}, at most {MAX_QUERY_ITEMS}); all were ignored."}]
+        problems = [errors.error_item("too_many_parameters", ["query"], "", f"Too many query parameters ({len(items)}, at most {MAX_QUERY_ITEMS}); all were ignored.")]
 
     compute_query = canonical_items(params, view.params)
     page_query = compute_query + canonical_items(display, view.display)
@@ -220,6 +225,7 @@ def render_view(request: Request, view: View) -> Response:
         }
         full_query = [(name, value) for name, value in page_query if name != "embed"]
         context = {
+            **view.template_context,
             "view": view,
             "nav": ordered(),
             "controls": controls_for(view.params, params, by_field, "compute"),

@@ -4,7 +4,9 @@ A view is a pure function of its URL query.  ``params`` validates the query for 
 ``compute`` turns validated parameters into a plain result dict that feeds the page's first
 paint (embedded in the HTML) and the ``/api/...`` response alike.  Adding a lesson is adding a
 module under ``app/views/`` that calls :func:`register`; routes, navigation, contract tests and
-the home page pick it up from the registry.
+the home page pick it up from the registry.  API operations without a page of their own are
+``Route`` entries of the view they belong to (``View.routes``); what a page template needs beyond
+the view's data is ``View.template_context``.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from pydantic import BaseModel
 
@@ -20,6 +22,34 @@ from app.web.answers import describe_echoes
 from app.web.params import Display, Params
 
 CsvTable = tuple[list[str], list[list[Any]]]
+
+
+@dataclass(frozen=True)
+class Route:
+    """An API operation of a view without a page of its own (a POST, an API-only GET)."""
+
+    path: str
+    endpoint: Callable[..., Any]
+    """A FastAPI endpoint (its parameters say what it reads) returning a ``Response``."""
+    answer: type[BaseModel]
+    """Its 200 JSON answer (app/web/answers.py)."""
+    summary: str
+    description: str
+    response_description: str
+    methods: tuple[str, ...] = ("GET",)
+    models: tuple[type[BaseModel], ...] = ()
+    """The models validating its query or body: a 422 names their fields and what they allow."""
+    name: str = ""
+
+
+def route(path: str, *, answer: type[BaseModel], summary: str, description: str, response_description: str,
+          methods: tuple[str, ...] = ("GET",), models: tuple[type[BaseModel], ...] = ()) -> Callable[[Callable[..., Any]], Route]:
+    """Decorate an endpoint into a :class:`Route` for ``View.routes``."""
+
+    def make(endpoint: Callable[..., Any]) -> Route:
+        return Route(path, endpoint, answer, summary, description, response_description, methods, models, endpoint.__name__)
+
+    return make
 
 
 @dataclass(frozen=True)
@@ -49,6 +79,10 @@ class View:
     """Example query strings for the API docs, e.g. ``"head_dim=128&base=500000"``."""
     short_title: str = ""
     """A few words for the site header (the title when empty)."""
+    routes: tuple[Route, ...] = ()
+    """API operations of this lesson beyond its twin and CSV."""
+    template_context: Mapping[str, Any] = field(default_factory=dict)
+    """Extra names for the page template (e.g. a function drawing preset links)."""
 
     @property
     def nav_title(self) -> str:
@@ -67,6 +101,8 @@ def register(view: View) -> View:
     if view.answer is None:
         raise ValueError(f"view {view.name!r} declares no answer model")
     describe_echoes(view.answer, view.params)
+    for route in view.routes:
+        describe_echoes(route.answer, *route.models)
     REGISTRY[view.name] = view
     return view
 
