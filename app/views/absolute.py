@@ -74,7 +74,7 @@ class AbsoluteAnswer(Answer):
     learned_rows: int = doc("Rows of the stand-in learned table (max_len).")
     learned_table: Matrix = doc("A seeded stand-in for a learned table with max_len rows.")
     learned_similarity: Matrix = doc("Dot products between its rows.")
-    first_missing_position: int = doc("The first position the learned table has no row for.")
+    first_missing_position: int | None = doc("The first position of the sequence the learned table has no row for (null when it covers them all).")
     missing_positions: int = doc("Positions of the sequence beyond the learned table.")
     x_norm: float = doc("Norm of the token embedding the encodings are added to.")
     pe_norm: Floats = doc("|PE(p)| per position.")

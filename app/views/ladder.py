@@ -105,8 +105,8 @@ class Temperatures(Answer):
 class Llama3Bands(Answer):
     """Llama 3.1's wavelength bands and how many pairs fall in each."""
 
-    high_freq_wavelen: float
-    low_freq_wavelen: float
+    high_freq_wavelen: float | None = doc("L0 / high_freq_factor: shorter wavelengths are kept (null when it overflows).")
+    low_freq_wavelen: float | None = doc("L0 / low_freq_factor: longer wavelengths are divided by the factor (null when it overflows).")
     kept: int = doc("Pairs left as they are (short wavelengths).")
     smoothed: int = doc("Pairs blended between kept and divided.")
     divided: int = doc("Pairs divided by the factor (long wavelengths).")

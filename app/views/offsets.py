@@ -169,7 +169,7 @@ class OffsetsReturns(Answer):
 
     hand: int
     theta: float
-    period: float
+    period: float | None = doc("2π/θ of the hand (null when it overflows).")
     marks: list[OffsetsMark]
 
 

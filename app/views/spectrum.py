@@ -201,10 +201,10 @@ class SpectrumDynamic(Answer):
     """Dynamic NTK's base against the current length."""
 
     length: Ints
-    base: list[float | None]
+    base: list[float | None] | None = doc("The base at each length (null when the rotary dimension is 2: no dynamic base).")
     max_position_embeddings: int
-    base_at_target: float | None
-    ntk_base: float | None
+    base_at_target: float | None = doc("The base at seq_len (null for a rotary dimension of 2).")
+    ntk_base: float | None = doc("The static NTK base b·s^(r/(r−2)) (null for a rotary dimension of 2).")
 
 
 class SpectrumLongRopeSwitch(Answer):
