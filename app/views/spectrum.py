@@ -379,6 +379,44 @@ def spectrum_csv(data: dict[str, Any]):
 
 
 
+register(
+    View(
+        name="spectrum",
+        title="Context extension: the scaling spectrum",
+        short_title="Scaling spectrum",
+        summary="What position interpolation, NTK, YaRN, LongRoPE and Llama 3.1 do to each rotating pair.",
+        section="Context extension",
+        order=200,
+        api_path="/api/rope/spectrum",
+        answer=SpectrumAnswer,
+        template_context={"rope_presets": lambda: preset_links()},  # defined below
+        params=SpectrumParams,
+        display=SpectrumDisplay,
+        compute=compute_spectrum,
+        formulas=(
+            r"\text{scale}_j = \theta'_j / \theta_j,\qquad \lambda_j = 2\pi/\theta_j",
+            r"\text{YaRN (paper): } \gamma(\rho) = \operatorname{clip}\!\left(\frac{\rho-\alpha}{\beta-\alpha},0,1\right),\ \rho = L/\lambda_j,\ "
+            r"\theta'_j = \gamma\,\theta_j + (1-\gamma)\,\theta_j/s",
+            r"\text{YaRN (code): } \rho_j = \operatorname{clip}\!\left(\frac{j-j_{\text{low}}}{j_{\text{high}}-j_{\text{low}}},0,1\right),\ "
+            r"j(N) = \frac{r\,\ln(L/2\pi N)}{2\ln b}",
+            r"\text{Llama 3.1: } \sigma = \frac{L/\lambda_j - \ell}{h - \ell},\ \theta'_j = (1-\sigma)\,\theta_j/s + \sigma\,\theta_j",
+            r"\text{dynamic NTK: } b' = b\left(\frac{sT}{L_{\max}} - (s-1)\right)^{r/(r-2)}",
+        ),
+        csv=spectrum_csv,
+        api_description=(
+            "Every scaling method evaluated with the same parameters at the current length `seq_len`: per-pair "
+            "`scale` = θ'_j/θ_j, the attention factor, YaRN's ramp in the paper's and the code's form, Llama 3.1's "
+            "band edges, angle coverage before and after scaling, attention temperature against scale, and the "
+            "dynamic-NTK base against length. `rope_type` picks the method drawn on top (`selected`)."
+        ),
+        examples=(
+            "rope_type=llama3&base=500000&original_max_position_embeddings=8192&factor=8&max_position_embeddings=131072&seq_len=131072",
+            "rope_type=yarn&factor=16&seq_len=65536",
+        ),
+    )
+)
+
+
 # ---- presets as links --------------------------------------------------------------------------
 
 
@@ -429,41 +467,3 @@ def preset_links() -> list[dict[str, Any]]:
             }
         )
     return links
-
-
-register(
-    View(
-        name="spectrum",
-        title="Context extension: the scaling spectrum",
-        short_title="Scaling spectrum",
-        summary="What position interpolation, NTK, YaRN, LongRoPE and Llama 3.1 do to each rotating pair.",
-        section="Context extension",
-        order=200,
-        api_path="/api/rope/spectrum",
-        answer=SpectrumAnswer,
-        template_context={"rope_presets": preset_links},
-        params=SpectrumParams,
-        display=SpectrumDisplay,
-        compute=compute_spectrum,
-        formulas=(
-            r"\text{scale}_j = \theta'_j / \theta_j,\qquad \lambda_j = 2\pi/\theta_j",
-            r"\text{YaRN (paper): } \gamma(\rho) = \operatorname{clip}\!\left(\frac{\rho-\alpha}{\beta-\alpha},0,1\right),\ \rho = L/\lambda_j,\ "
-            r"\theta'_j = \gamma\,\theta_j + (1-\gamma)\,\theta_j/s",
-            r"\text{YaRN (code): } \rho_j = \operatorname{clip}\!\left(\frac{j-j_{\text{low}}}{j_{\text{high}}-j_{\text{low}}},0,1\right),\ "
-            r"j(N) = \frac{r\,\ln(L/2\pi N)}{2\ln b}",
-            r"\text{Llama 3.1: } \sigma = \frac{L/\lambda_j - \ell}{h - \ell},\ \theta'_j = (1-\sigma)\,\theta_j/s + \sigma\,\theta_j",
-            r"\text{dynamic NTK: } b' = b\left(\frac{sT}{L_{\max}} - (s-1)\right)^{r/(r-2)}",
-        ),
-        csv=spectrum_csv,
-        api_description=(
-            "Every scaling method evaluated with the same parameters at the current length `seq_len`: per-pair "
-            "`scale` = θ'_j/θ_j, the attention factor, YaRN's ramp in the paper's and the code's form, Llama 3.1's "
-            "band edges, angle coverage before and after scaling, attention temperature against scale, and the "
-            "dynamic-NTK base against length. `rope_type` picks the method drawn on top (`selected`)."
-        ),
-        examples=(
-            "rope_type=llama3&base=500000&original_max_position_embeddings=8192&factor=8&max_position_embeddings=131072&seq_len=131072",
-            "rope_type=yarn&factor=16&seq_len=65536",
-        ),
-    )
-)
