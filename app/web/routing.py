@@ -40,33 +40,28 @@ def json_body(view: View, params: Params) -> bytes:
 
 
 def api_router(views: list[View]) -> APIRouter:
+    """Every view's JSON twin, its CSV export and its own operations (``View.routes``)."""
     router = APIRouter()
     for view in views:
-        _add_api_route(router, view)
-        if view.csv is not None:
-            _add_csv_route(router, view)
-        for route in view.routes:
-            _add_route(router, route, view.section)
+        for route in (_twin(view), *([_csv(view)] if view.csv is not None else []), *view.routes):
+            router.add_api_route(
+                route.path,
+                route.endpoint,
+                methods=list(route.methods),
+                name=route.name or None,
+                summary=route.summary,
+                description=route.description,
+                tags=[view.section],
+                response_class=Response,
+                responses={200: {"description": route.response_description,
+                                 **({"model": route.answer} if route.answer else {"content": {route.media_type: {}}})}},
+            )
+            if route.models:
+                errors.MODELS_BY_PATH[route.path] = list(route.models)
     return router
 
 
-def _add_route(router: APIRouter, route: Route, tag: str) -> None:
-    router.add_api_route(
-        route.path,
-        route.endpoint,
-        methods=list(route.methods),
-        name=route.name or None,
-        summary=route.summary,
-        description=route.description,
-        tags=[tag],
-        response_class=Response,
-        responses={200: {"model": route.answer, "description": route.response_description}},
-    )
-    if route.models:
-        errors.MODELS_BY_PATH[route.path] = list(route.models)
-
-
-def _add_api_route(router: APIRouter, view: View) -> None:
+def _twin(view: View) -> Route:
     model = view.params
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
@@ -80,42 +75,22 @@ def _add_api_route(router: APIRouter, view: View) -> None:
     description = view.api_description or view.summary
     if view.examples:
         description += "\n\nExamples:\n\n" + "\n".join(f"- `{view.api_path}?{example}`" for example in view.examples)
-    router.add_api_route(
-        view.api_path,
-        endpoint,
-        methods=["GET"],
-        name=f"api_{view.name}",
-        summary=view.title,
-        description=description,
-        tags=[view.section],
-        response_class=Response,
-        responses={200: {"model": view.answer, "description": "The data the page plots."}},
-    )
-    errors.MODELS_BY_PATH[view.api_path] = [model]
+    return Route(view.api_path, endpoint, view.answer, view.title, description, "The data the page plots.", models=(model,), name=f"api_{view.name}")
 
 
-def _add_csv_route(router: APIRouter, view: View) -> None:
+def _csv(view: View) -> Route:
     model = view.params
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
         make = lambda: csv_bytes(*view.csv(view.compute(params)))  # noqa: E731
         return cached_response(request, ("csv", view.name, params), make, CSV_MEDIA_TYPE, "csv", cache_control=API_CACHE_CONTROL)
 
-    router.add_api_route(
-        view.api_path + ".csv",
-        endpoint,
-        methods=["GET"],
-        name=f"csv_{view.name}",
-        summary=f"{view.title} (CSV)",
-        description=(
-            f"The data of `{view.api_path}` as CSV, with the same parameters.  Exports over "
-            f"{GZIP_MAX_BYTES // (1024 * 1024)} MiB are sent without gzip (compressing them would cost more than the request)."
-        ),
-        tags=[view.section],
-        response_class=Response,
-        responses={200: {"content": {"text/csv": {}}, "description": "The plotted data as a table."}},
+    description = (
+        f"The data of `{view.api_path}` as CSV, with the same parameters.  Exports over "
+        f"{GZIP_MAX_BYTES // (1024 * 1024)} MiB are sent without gzip (compressing them would cost more than the request)."
     )
-    errors.MODELS_BY_PATH[view.api_path + ".csv"] = [model]
+    return Route(view.api_path + ".csv", endpoint, None, f"{view.title} (CSV)", description, "The plotted data as a table.",
+                 models=(model,), name=f"csv_{view.name}", media_type="text/csv")
 
 
 def api_operation(

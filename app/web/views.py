@@ -31,8 +31,8 @@ class Route:
     path: str
     endpoint: Callable[..., Any]
     """A FastAPI endpoint (its parameters say what it reads) returning a ``Response``."""
-    answer: type[BaseModel]
-    """Its 200 JSON answer (app/web/answers.py)."""
+    answer: type[BaseModel] | None
+    """Its 200 JSON answer (app/web/answers.py); None for a body that is not JSON (``media_type``)."""
     summary: str
     description: str
     response_description: str
@@ -40,6 +40,7 @@ class Route:
     models: tuple[type[BaseModel], ...] = ()
     """The models validating its query or body: a 422 names their fields and what they allow."""
     name: str = ""
+    media_type: str = "application/json"
 
 
 def route(path: str, *, answer: type[BaseModel], summary: str, description: str, response_description: str,
@@ -102,7 +103,8 @@ def register(view: View) -> View:
         raise ValueError(f"view {view.name!r} declares no answer model")
     describe_echoes(view.answer, view.params)
     for route in view.routes:
-        describe_echoes(route.answer, *route.models)
+        if route.answer is not None:
+            describe_echoes(route.answer, *route.models)
     REGISTRY[view.name] = view
     return view
 
