@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from app.lectures import Lecture, lectures
+from app.web.answers import Answer, doc
 from app.web.security import PAGE_HEADERS
 from app.web.templating import templates
 from app.web.views import REGISTRY, ordered
@@ -49,14 +50,51 @@ def _step_json(step) -> dict:
             "question": step.question or None, "answer": step.answer or None}
 
 
-@router.get("/api/lectures", tags=["Lectures"], summary="The lectures")
+class LectureSummary(Answer):
+    """One lecture: its title, size and addresses."""
+
+    name: str = doc("The lecture's name, as in its URL.")
+    title: str = doc("Its title.")
+    steps: int = doc("Number of steps.")
+    questions: int = doc("Steps that ask the class a question.")
+    page: str = doc("The presenter page.")
+    api: str = doc("This lecture's steps as JSON.")
+
+
+class LecturesAnswer(Answer):
+    """Every lecture."""
+
+    lectures: list[LectureSummary] = doc("In the order they are taught.")
+
+
+class LectureStep(Answer):
+    """One step: the view it shows and what to say about it."""
+
+    heading: str = doc("The step's heading.")
+    url: str = doc("The lesson view of this step (path and query).")
+    view: str = doc("The lesson's name.")
+    narration: list[str] = doc("What to say, one paragraph per item.")
+    question: str | None = doc("A question for the class (null when the step asks none).")
+    answer: str | None = doc("Its answer, computed from the view (null without a question).")
+
+
+class LectureAnswer(LectureSummary):
+    """A lecture with every step."""
+
+    steps: list[LectureStep] = doc("Every step, in order.")  # type: ignore[assignment]
+
+
+@router.get("/api/lectures", tags=["Lectures"], summary="The lectures", responses={200: {"model": LecturesAnswer, "description": "Every lecture."}})
 def api_lectures() -> JSONResponse:
     return JSONResponse({"lectures": [_summary(lecture) for lecture in lectures().values()]})
 
 
 @router.get(
     "/api/lectures/{name}", tags=["Lectures"], summary="A lecture's steps with their computed answers",
-    responses={404: {"description": "No lecture of that name (the message lists the lectures there are)."}},
+    responses={
+        200: {"model": LectureAnswer, "description": "The lecture's steps."},
+        404: {"description": "No lecture of that name (the message lists the lectures there are)."},
+    },
 )
 def api_lecture(name: str) -> JSONResponse:
     lecture = _lecture(name)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
 import mimetypes
-import pkgutil
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -19,7 +17,8 @@ from app import __version__, lecture_pages
 from app.settings import PLOTLY_JS, STATIC_DIR, THREADS_PER_WORKER
 from app.web import errors
 from app.web.access_log import AccessLogMiddleware
-from app.web.apidocs import openapi_with_shapes, operations
+from app.web.answers import Answer, doc
+from app.web.apidocs import openapi_document, operations
 from app.web.caching import cached_response, choose, gzipped, identity, respond
 from app.web.params import per_process
 from app.web.responses import dumps
@@ -53,6 +52,13 @@ class ApiCors:
         await (self.cors if api else self.app)(scope, receive, send)
 
 
+class Health(Answer):
+    """The app answers, and which version it is."""
+
+    status: str = doc("'ok'.")
+    version: str = doc("The app's version.")
+
+
 class Static(StaticFiles):
     """Static files through the same cache and conditional GET as everything else: gzip made once
     per file version, with an ETag per encoding (Starlette's own gives both encodings one ETag)."""
@@ -82,8 +88,8 @@ async def lifespan(app: FastAPI):
     # Requests are CPU-bound numpy on one core per worker: more threads than a few only let more
     # requests hold their working memory at once (40 by default, up to ~50 MB each at the largest sizes).
     anyio.to_thread.current_default_thread_limiter().total_tokens = THREADS_PER_WORKER
-    # The OpenAPI document (~0.6 s to build) before this worker takes traffic, so /docs and
-    # /openapi.json answer a first reader at once.
+    # The OpenAPI document before this worker takes traffic, so /docs and /openapi.json answer a
+    # first reader at once.
     operations(app.openapi())
     yield
 
@@ -110,14 +116,10 @@ def create_app() -> FastAPI:
     app.mount("/static", Static(directory=str(STATIC_DIR)), name="static")
     app.mount("/s/{version}", Static(directory=str(STATIC_DIR)), name="assets")
 
-    app.include_router(api_router(views))
-    for module in pkgutil.iter_modules(importlib.import_module("app.views").__path__):
-        router = getattr(importlib.import_module(f"app.views.{module.name}"), "router", None)
-        if router is not None:
-            app.include_router(router)
+    app.include_router(api_router(views))  # every twin, CSV export and View.routes operation
     app.include_router(lecture_pages.checked_router())  # /lectures, /lecture/<name>, their twins (before the catch-all pages)
     app.include_router(page_router(views))
-    app.openapi = lambda: openapi_with_shapes(app)  # type: ignore[method-assign]
+    app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
 
     def render_error_page(request: Request, status: int, message: str) -> Response:
         return templates.TemplateResponse(
@@ -148,7 +150,7 @@ def create_app() -> FastAPI:
     def openapi_json(request: Request) -> Response:
         return cached_response(request, ("openapi",), lambda: dumps(app.openapi()), "application/json", "json", cache_control="no-cache")
 
-    @app.get("/healthz", tags=["Service"], summary="Liveness check")
+    @app.get("/healthz", tags=["Service"], summary="Liveness check", responses={200: {"model": Health, "description": "The app is up."}})
     def healthz() -> JSONResponse:
         return JSONResponse({"status": "ok", "version": __version__})
 

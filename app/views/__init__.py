@@ -1,2 +1,2 @@
-"""One module per lesson.  Each module calls ``app.web.views.register`` for its views and may
-expose ``router`` (an ``APIRouter``) for API operations that have no page of their own."""
+"""One module per lesson.  Each module calls ``app.web.views.register`` for its views; API
+operations without a page of their own are ``routes`` of the view they belong to."""

@@ -1,8 +1,8 @@
 """Hugging Face's RoPE scaling fields (``rope_parameters``) as query parameters, shared by the
 ladder (``/api/rope/frequencies``, fields hidden on its page) and the spectrum page (controls).
 
-Not a lesson: it registers no view and has no ``router`` (``discover`` imports it like any
-module of ``app.views``, which is harmless).  Each model declares the fields whose default or
+Not a lesson: it registers no view (``discover`` imports it like any module of ``app.views``,
+which is harmless).  Each model declares the fields whose default or
 place differs (``rope_type``, ``factor``, the lengths) with :func:`scaling_fields`' types;
 :func:`with_method_fields` appends the method-specific rest, the same for both.
 """

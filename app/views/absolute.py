@@ -12,6 +12,7 @@ from app.core.absolute import learned_table, shift_matrix, toeplitz_deviation
 from app.core.frequencies import inverse_frequencies
 from app.core.rope import rotate
 from app.core.sinusoidal import column_labels, sinusoid_frequencies, sinusoidal_table
+from app.web.answers import Answer, Floats, Ints, Matrix, doc
 from app.web.fields import Base, Seed
 from app.web.params import UI, Params
 from app.web.views import View, register
@@ -46,6 +47,40 @@ class AbsoluteParams(Params):
         UI("Learned table rows (max length)", kind="log"),
     ] = 40
     seed: Seed = 0
+
+
+class AbsoluteAnswer(Answer):
+    """Absolute encodings added to the input: sinusoidal and learned tables, and what a shift does to them."""
+
+    seq_len: int
+    dim: int
+    base: float
+    layout: str
+    shift: int
+    max_len: int
+    seed: int
+    positions: Ints
+    columns: list[str] = doc("What each column of the sinusoidal table holds.")
+    frequencies: Floats = doc("Angular frequency of each sine/cosine pair.")
+    table: Matrix = doc("The sinusoidal table, one row per position.")
+    similarity: Matrix = doc("Dot products between the rows of the table.")
+    toeplitz_deviation: float = doc("How far `similarity` is from depending on p − q alone.")
+    shift_matrix: Matrix = doc("The linear map taking PE(p) to PE(p + shift).")
+    shift_angles: Floats = doc("Its rotation angle in each pair.")
+    shift_block_first: Matrix = doc("Its first 2 × 2 block.")
+    shift_residual: Floats = doc("|M·PE(p) − PE(p + shift)| per position.")
+    shift_residual_max: float = doc("Largest shift_residual.")
+    shift_orthogonality: float = doc("|MᵀM − I|, the largest entry.")
+    learned_rows: int = doc("Rows of the stand-in learned table (max_len).")
+    learned_table: Matrix = doc("A seeded stand-in for a learned table with max_len rows.")
+    learned_similarity: Matrix = doc("Dot products between its rows.")
+    first_missing_position: int | None = doc("The first position of the sequence the learned table has no row for (null when it covers them all).")
+    missing_positions: int = doc("Positions of the sequence beyond the learned table.")
+    x_norm: float = doc("Norm of the token embedding the encodings are added to.")
+    pe_norm: Floats = doc("|PE(p)| per position.")
+    norm_sinusoidal: Floats = doc("|x + PE(p)| per position.")
+    norm_learned: list[float | None] = doc("|x + learned(p)| per position; null where the table has no row.")
+    norm_rotated: Floats = doc("|R(p)x| per position (RoPE keeps the norm).")
 
 
 def compute_absolute(params: AbsoluteParams) -> dict[str, Any]:
@@ -133,6 +168,7 @@ register(
         section="Other families",
         order=110,
         api_path="/api/absolute",
+        answer=AbsoluteAnswer,
         params=AbsoluteParams,
         compute=compute_absolute,
         formulas=(

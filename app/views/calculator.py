@@ -10,6 +10,8 @@ from app.core import calculator as men
 from app.core import scaling
 from app.core.frequencies import pair_with_turns
 from app.core.rope import block_partition
+from app.views.ladder import Llama3Bands
+from app.web.answers import Answer, Floats, Ints, doc
 from app.web.fields import Base, HeadDim
 from app.web.params import UI, Params
 from app.views._rope_scaling import LLAMA3_BANDS, high_freq_default
@@ -44,6 +46,92 @@ class CalculatorParams(Params):
         UI("high_freq_factor", kind="number", step=0.5),
         Bound(ge="low_freq_factor", why=LLAMA3_BANDS),
     ]
+
+
+class MarginCurve(Answer):
+    """Men et al.'s margin B_m = Σ_j cos(m·θ_j) under one base, min and max per column."""
+
+    label: str
+    base: float
+    low: Floats
+    high: Floats
+    min: float = doc("Smallest B_m drawn.")
+    min_at: int = doc("Where it is.")
+    verdict_passes: bool | None = doc("Whether B_m ≥ 0 for every m < seq_len (null: not decided within the work budget).")
+    verdict_first_failing_m: int | None = doc("First m with B_m < 0 (null if none was found).")
+    verdict_checked: int = doc("Distances checked.")
+
+
+class Margin(Answer):
+    """The margin curves over the first `length` distances."""
+
+    start: Ints = doc("First distance of each column.")
+    length: int
+    covers_target: bool = doc("Whether the curves reach seq_len.")
+    curves: list[MarginCurve] = doc("Under `base`, then under the smallest passing base (when there is one).")
+
+
+class FailingBase(Answer):
+    """A grid base above the smallest passing one that fails again."""
+
+    base: float
+    fails_at: int
+
+
+class SmallestBaseTable(Answer):
+    """What the precomputed table of smallest bases covers."""
+
+    head_dims: Ints
+    max_length: int
+
+
+class CalculatorAnswer(Answer):
+    """Context-extension numbers for one head: scale, NTK and dynamic bases, temperatures, and the smallest base."""
+
+    head_dim: int
+    base: float
+    original_max_position_embeddings: int
+    seq_len: int
+    low_freq_factor: float
+    high_freq_factor: float
+    margin: Margin
+    scale: float = doc("s = seq_len / original_max_position_embeddings.")
+    extends: bool = doc("Whether s > 1 (anything to extend).")
+    reason: str | None = doc("Why nothing is extended (null when s > 1).")
+    exponent: float | None = doc("d/(d − 2), the NTK exponent (null for d = 2).")
+    ntk_base: float | None = doc("b·s^(d/(d−2)) (null when s ≤ 1 or d = 2).")
+    ntk_base_formula_value: float | None = doc("The same formula at any s (null for d = 2).")
+    dynamic_base: float | None = doc("Dynamic NTK's base at seq_len (null when s < 1 or d = 2).")
+    dynamic_alpha: float = doc("Dynamic NTK's α = s·max(T, L0)/L0 − (s − 1).")
+    yarn_attention: float = doc("YaRN's attention factor 0.1·ln s + 1.")
+    yarn_logits: float = doc("Its square, the factor on the logits.")
+    longrope_attention: float = doc("LongRoPE's attention factor √(1 + ln s / ln L0).")
+    critical_pair: float = doc("The pair index whose wavelength equals the training length.")
+    llama3: Llama3Bands
+    base_passes: bool | None = doc("Whether B_m ≥ 0 for every m < seq_len under `base` (null: not decided within the budget).")
+    base_first_failing_m: int | None = doc("First m with B_m < 0 under `base` (null if none was found).")
+    base_checked_length: int = doc("Distances checked under `base`.")
+    smallest_base: float | None = doc("Smallest grid base with B_m ≥ 0 for every m < seq_len (null when not found within the budget).")
+    smallest_base_source: str | None = doc("'table' or 'live' (null with no base).")
+    smallest_base_reason: str | None = doc("Why there is no smallest base (null when there is one).")
+    smallest_base_previous: float | None = doc("The grid value just below smallest_base.")
+    smallest_base_previous_fails_at: int | None = doc("Where it fails.")
+    larger_failing_base: FailingBase | None = doc("A larger grid base that fails again (null if none was found).")
+    smallest_base_train: float | None = doc("The smallest base for the training length.")
+    smallest_base_train_source: str | None = doc("'table' or 'live'.")
+    smallest_base_train_reason: str | None = doc("Why there is none (null when there is).")
+    smallest_base_definition: str = doc("The definition the smallest base follows.")
+    smallest_base_table: SmallestBaseTable
+    men_base: float | None = doc("Older name of smallest_base.")
+    men_first_negative_below: int | None = doc("Older name of smallest_base_previous_fails_at.")
+    men_base_train: float | None = doc("Older name of smallest_base_train.")
+    men_grid_ratio: float | None = doc("Ratio of the next grid value to smallest_base.")
+    men_limit: int = doc("Longest length the page searches.")
+    men_ok: bool | None = doc("Older name of base_passes.")
+    men_source: str | None = doc("Older name of smallest_base_source.")
+    men_train_source: str | None = doc("Older name of smallest_base_train_source.")
+    men_live_limit: int = doc("Longest length searched live for this head_dim.")
+    men_table_lengths: Ints = doc("Lengths tabulated for this head_dim (empty when it is not tabulated).")
 
 
 def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
@@ -141,6 +229,7 @@ register(
         section="Context extension",
         order=230,
         api_path="/api/rope/calculator",
+        answer=CalculatorAnswer,
         params=CalculatorParams,
         compute=compute_calculator,
         formulas=(

@@ -11,6 +11,7 @@ from pydantic import Field
 
 from app.core.clock import closest_return, hand_angles, min_separation, wrap_signed
 from app.core.frequencies import inverse_frequencies, turns_within, wavelengths
+from app.web.answers import Answer, Floats, Ints, doc
 from app.web.fields import Base
 from app.web.params import UI, Display, Params
 from app.web.views import View, register
@@ -106,6 +107,79 @@ def slow_hands(head_dim: int, base: float, context_len: int, count: int = SLOW_H
     }
 
 
+class ClockDistinct(Answer):
+    """The closest two positions come on all hands at once, within the context."""
+
+    separation: float
+    delta: int
+    hand: int
+    degrees: float
+    all_distinct: bool
+
+
+class ClockClosest(Answer):
+    """The offset at which one hand comes closest to where it started."""
+
+    delta: int
+    gap: float
+    step: float
+
+
+class ClockHand(Answer):
+    """One hand over the positions of the aliasing demonstration."""
+
+    theta: float
+    period: float | None = doc("2π/θ in positions (null when θ is so small that it overflows).")
+    angles: Floats
+    closest: ClockClosest
+    step: float
+    span: float
+    in_order: bool
+    partner_gap: float | None = doc("Slow hand only: its gap at the fast hand's closest return.", optional=True)
+
+
+class ClockAlias(Answer):
+    """How a fast hand alone confuses positions that a slow hand separates."""
+
+    count: int
+    positions: Ints
+    fast: ClockHand
+    slow: ClockHand
+
+
+class ClockSlowHands(Answer):
+    """The slowest hands under one base."""
+
+    base: float
+    pairs: Ints
+    inv_freq: Floats
+    period: list[float | None] = doc("2π/θ_j (null where it overflows).")
+    turns_in_context: Floats
+
+
+class ClockAnswer(Answer):
+    """RoPE's pairs as clock hands: each one's speed and period, and when positions look alike."""
+
+    head_dim: int
+    base: float
+    context_len: int
+    alias_count: int
+    fast_theta: float
+    slow_theta: float
+    second_base: float
+    hands: int = doc("Number of hands (pairs) drawn.")
+    pair: Ints = doc("Pair index j.")
+    inv_freq: Floats = doc("θ_j in radians per position.")
+    period: list[float | None] = doc("2π/θ_j: positions per full turn (null where it overflows).")
+    turns_in_context: Floats = doc("Full turns of each hand over the context.")
+    completes_turn: list[bool] = doc("Whether each hand turns at least once within the context.")
+    hands_full_turn: int = doc("How many hands turn at least once within the context.")
+    distinct: ClockDistinct
+    slowest_alone_distinct: bool = doc("Whether the slowest hand alone tells every position in the context apart.")
+    alias: ClockAlias
+    slow_hands: list[ClockSlowHands] = doc("The slowest hands under base and second_base.")
+
+
 def compute_clock(params: ClockParams) -> dict[str, Any]:
     inv_freq = inverse_frequencies(params.head_dim, params.base)
     period = wavelengths(inv_freq)
@@ -152,6 +226,7 @@ register(
         section="Rotary",
         order=40,
         api_path="/api/rope/clock",
+        answer=ClockAnswer,
         params=ClockParams,
         display=ClockDisplay,
         compute=compute_clock,

@@ -28,6 +28,7 @@ from app.views.relative import (
     t5_bucket_bias,
 )
 from app.views.learned import TABLES
+from app.web.answers import Answer, Floats, Ints, MaskedMatrix, Matrix, doc
 from app.web.fields import Base, Seed
 from app.web.params import UI, Params, per_process
 from app.web.views import View, register
@@ -90,6 +91,83 @@ def learned_curve(offsets: np.ndarray) -> np.ndarray:
     inside = distance < len(mean)
     values[inside] = mean[distance[inside]]
     return values
+
+
+class CompareCurve(Answer):
+    """One family's score against the offset: min and max per column."""
+
+    x_low: Ints = doc("First offset of each column.")
+    x_high: Ints = doc("Last offset of each column.")
+    low: list[float | None] = doc("Smallest value per column; null where the family has no value (beyond a learned table).")
+    high: list[float | None]
+
+
+class CompareCurves(Answer):
+    """The curve of each family."""
+
+    rope: CompareCurve
+    sinusoidal: CompareCurve
+    t5: CompareCurve
+    shaw: CompareCurve
+    nope: CompareCurve
+    learned: CompareCurve
+    transformer_xl: CompareCurve
+
+
+class CompareHeatmaps(Answer):
+    """Each family's query × key matrix over the first positions; null where masked."""
+
+    rope: MaskedMatrix
+    sinusoidal: MaskedMatrix
+    t5: MaskedMatrix
+    alibi: MaskedMatrix
+    shaw: list[Ints] = doc("Shaw's relative index.")
+    nope: MaskedMatrix
+    learned: MaskedMatrix
+    transformer_xl: MaskedMatrix
+
+
+class NoPECausal(Answer):
+    """How a causal mask alone lets a model recover positions (NoPE)."""
+
+    weights: MaskedMatrix
+    output: Floats
+    recovered: Floats
+    largest_recovery_error: float
+    rounded_back: bool
+
+
+class CompareAnswer(Answer):
+    """Every family's score against the offset, on one axis, and their matrices."""
+
+    max_offset: int
+    head_dim: int
+    base: float
+    num_heads: int
+    head: int
+    bidirectional: bool
+    num_buckets: int
+    max_distance: int
+    max_relative_position: int
+    seed: int
+    seq_len: int
+    offsets_count: int = doc("Offsets evaluated.")
+    decimated: bool = doc("Whether columns hold more than one offset.")
+    families: list[str] = doc("The families drawn, in order.")
+    curves: CompareCurves
+    learned_model: str = doc("The learned table used.")
+    learned_max_len: int = doc("Its rows.")
+    alibi_offsets: Ints = doc("Distances of the ALiBi penalties.")
+    alibi_slopes: Floats = doc("Each head's slope.")
+    alibi_penalty: Matrix = doc("−slope × distance, one row per head.")
+    rope_at_zero: float = doc("RoPE's score at offset 0.")
+    sinusoid_at_zero: float = doc("The sinusoid dot product at offset 0.")
+    sinusoid_anchors: Ints = doc("Two anchor positions with the same offset.")
+    sinusoid_anchor_difference: float = doc("How much their dot products differ (0: offset alone decides).")
+    t5_far_bucket_left: int = doc("T5's bucket at −max_offset.")
+    t5_far_bucket_right: int = doc("T5's bucket at +max_offset.")
+    heatmaps: CompareHeatmaps
+    nope_causal: NoPECausal
 
 
 def compute_compare(params: CompareParams) -> dict[str, Any]:
@@ -197,6 +275,7 @@ register(
         section="Other families",
         order=140,
         api_path="/api/compare",
+        answer=CompareAnswer,
         params=CompareParams,
         compute=compute_compare,
         formulas=(

@@ -11,6 +11,7 @@ from pydantic import Field
 from app.core.frequencies import inverse_frequencies, rotary_dim
 from app.core.rope import interleaved_to_half, pair_index, rotate
 from app.core.scores import content_vectors
+from app.web.answers import Answer, Floats, Ints, Matrix, doc
 from app.web.fields import Base, PartialRotaryFactor, Seed
 from app.web.params import UI, Params
 from app.web.views import View, register
@@ -47,6 +48,38 @@ def _scores(q: np.ndarray, k: np.ndarray, inv_freq: np.ndarray, pairing: str, le
     rotated_q = rotate(q, positions, inv_freq, pairing)
     rotated_k = rotate(k, positions, inv_freq, pairing)
     return rotated_q @ rotated_k.T / math.sqrt(q.shape[-1]), rotated_q, rotated_k
+
+
+class ConventionScores(Answer):
+    """The same scores under the two pairings."""
+
+    interleaved: Matrix = doc("Pairs (2j, 2j+1).")
+    half_permuted: Matrix = doc("Pairs (j, j + r/2) with q and k permuted to match.")
+    half_raw: Matrix = doc("Pairs (j, j + r/2) applied to the unpermuted vectors.")
+
+
+class ConventionsAnswer(Answer):
+    """GPT-J's interleaved pairs against GPT-NeoX's half split: the permutation that makes them agree."""
+
+    head_dim: int
+    partial_rotary_factor: float
+    base: float
+    seq_len: int
+    content: str
+    seed: int
+    rotary_dim: int
+    pairs: Ints
+    inv_freq: Floats
+    interleaved_pairs: list[Ints] = doc("The two dimensions of each pair, interleaved.")
+    half_pairs: list[Ints] = doc("The two dimensions of each pair, half split.")
+    permutation: Ints = doc("Dimension order taking the interleaved layout to the half one.")
+    q: Floats = doc("The query before rotation.")
+    k: Floats = doc("The key before rotation.")
+    scores: ConventionScores
+    scale: float = doc("Largest |score|, the yardstick of the differences.")
+    max_diff_permuted: float = doc("Largest |interleaved − half_permuted| (0 to rounding).")
+    max_diff_raw: float = doc("Largest |interleaved − half_raw|.")
+    max_diff_vectors: float = doc("Largest difference between the rotated vectors of the two conventions after the permutation.")
 
 
 def compute_conventions(params: ConventionsParams) -> dict[str, Any]:
@@ -98,6 +131,7 @@ register(
         section="Rotary",
         order=70,
         api_path="/api/rope/conventions",
+        answer=ConventionsAnswer,
         params=ConventionsParams,
         compute=compute_conventions,
         formulas=(

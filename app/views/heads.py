@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from fastapi import APIRouter, Query
+from fastapi import Query
 from pydantic import Field, model_validator
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -19,13 +19,12 @@ from starlette.responses import Response
 from app import model_data, model_runner
 from app.core import heads, scaling
 from app.core.frequencies import inverse_frequencies
-from app.web import errors
+from app.web.answers import Answer, Floats, Ints, MaskedMatrix, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.params import UI, Params
 from app.web.responses import JSONBytes, dumps
 from app.web.rules import Bound, Require
-from app.web.templating import templates
-from app.web.views import View, register
+from app.web.views import View, register, route
 
 _META = model_data.meta()
 # The model this worker runs for a text of your own, or none (decided once, from the environment).
@@ -33,8 +32,6 @@ RUNNER = model_runner.Runner(model_runner.configured_path(), _META["layers"], mo
 CUSTOM = RUNNER.available
 TextId = Literal[tuple(model_data.text_ids()) + (("custom",) if CUSTOM else ())]  # type: ignore[valid-type]
 DEFAULT_CUSTOM_TEXT = "The capital of France is Paris."
-# The page says how to add the model when this server has none (templates/pages/heads.html).
-templates.env.globals["heads_model"] = {"available": CUSTOM, "how_to_add": model_runner.HOW_TO_ADD, "max_tokens": model_runner.MAX_TOKENS, "n_layer": _META["n_layer"]}
 
 
 class CustomTextError(ValueError):
@@ -138,6 +135,61 @@ def _pending(params: HeadsParams) -> bool:
     return params.text == "custom" and not RUNNER.cached(params.custom_text)
 
 
+class HeadClass(Answer):
+    """One head of the layer: where its attention goes."""
+
+    head: int
+    class_: str = Field(alias="class", description="'previous-token', 'first-token' or 'other'.")
+    previous: float = doc("Mean weight on the previous token.")
+    first: float = doc("Mean weight on the first token.")
+
+
+class HeadMass(Answer):
+    """Mean attention weight on the previous token and on the first token."""
+
+    previous: float
+    first: float
+
+
+class HeadSource(Answer):
+    """Where the model's weights come from."""
+
+    model: str
+    source: str
+    license: str
+    gguf_sha256: str
+
+
+class HeadsAnswer(Answer):
+    """One attention head of the shipped model on a text: its weights and how its RoPE pairs are used."""
+
+    text: str
+    custom_text: str | None = doc("The text of your own read when text is 'custom'.", optional=True)
+    layer: str
+    head: int
+    rope_type: str
+    base: float
+    factor: float
+    band_lo: int
+    band_hi: int
+    band_mode: str
+    token_ids: Ints = doc("The tokeniser's id of each token.")
+    tokens: list[str] = doc("Each token's text.")
+    n_tokens: int = doc("Number of tokens.")
+    theta: Floats = doc("θ_j of each pair as the model uses it.")
+    weights: MaskedMatrix = doc("Attention weights, one row per query token; null above the causal diagonal.")
+    pair_energy: Floats = doc("Share of the head's q·k carried by each pair.")
+    layer_pair_energy: Matrix = doc("pair_energy of every head of the layer.")
+    offset_scores: Floats = doc("Mean weight at each offset back from the query.")
+    head_classes: list[HeadClass] = doc("Every head of the layer, classified.")
+    mass: HeadMass
+    divergence: float = doc("How far the weights move from the model's own when θ is changed (0 when it is not).")
+    source: HeadSource
+    surgered_theta: Floats | None = doc("θ after the change (present when rope_type or the band changes θ).", optional=True)
+    surgered_weights: MaskedMatrix | None = doc("Weights after the change.", optional=True)
+    surgered_mass: HeadMass | None = doc("mass after the change.", optional=True)
+
+
 def compute_heads(params: HeadsParams) -> dict[str, Any]:
     if params.text == "custom":
         arr = _custom_arrays(params.custom_text)
@@ -193,6 +245,46 @@ def heads_csv(data: dict[str, Any]):
     return header, Columns(np.arange(len(data["theta"])), np.column_stack([data["theta"], data["pair_energy"]]))
 
 
+# ---- progress of a text of your own -------------------------------------------------------------
+
+
+class HeadsProgress(Answer):
+    """Where this worker stands with a text of your own."""
+
+    state: str = doc("'done', 'running', 'waiting' (another text's pass is running), 'stopped' or 'idle'.")
+    layer: int = doc("Layers read so far.")
+    n_layer: int = doc("Layers of the model.")
+    seconds: float | None = doc("Seconds the pass has run (state 'running').", optional=True)
+    message: str | None = doc("Why it waits or stopped (states 'waiting' and 'stopped').", optional=True)
+
+
+class ProgressParams(Params):
+    custom_text: Annotated[
+        str, Field(min_length=1, max_length=model_runner.MAX_CHARS, description="The text, as in /api/model/heads.")
+    ]
+
+
+@route(
+    "/api/model/heads/progress",
+    answer=HeadsProgress,
+    models=(ProgressParams,),
+    summary="Progress of the model's pass over a text of your own",
+    response_description="This worker's state for the text.",
+    description=(
+        "Where this worker stands with `custom_text`: `state` is `done` (the twin answers at once), `running` "
+        "(`layer` of `n_layer` read, `seconds` so far), `waiting` (another text's pass is running: `message`), "
+        "`stopped` (the last try hit the time limit: `message`) or `idle` (not asked for yet: the twin's "
+        "request starts the pass). Never cached.  Only on a server that has the model."
+    ),
+)
+def heads_progress(request: Request, params: Annotated[ProgressParams, Query()]) -> Response:
+    try:
+        status = RUNNER.status(params.custom_text)
+    except model_runner.PassStopped as exc:
+        status = {"state": "stopped", "layer": 0, "n_layer": _META["n_layer"], "message": exc.message}
+    return JSONBytes(dumps(status), headers={"Cache-Control": "no-store"})
+
+
 register(
     View(
         name="heads",
@@ -202,9 +294,14 @@ register(
         section="Rotary",
         order=95,
         api_path="/api/model/heads",
+        answer=HeadsAnswer,
         params=HeadsParams,
         compute=compute_heads,
         pending=_pending,
+        routes=(heads_progress,) if CUSTOM else (),
+        # The page says how to add the model when this server has none (templates/pages/heads.html).
+        template_context={"heads_model": {"available": CUSTOM, "how_to_add": model_runner.HOW_TO_ADD,
+                                          "max_tokens": model_runner.MAX_TOKENS, "n_layer": _META["n_layer"]}},
         csv=heads_csv,
         api_description=(
             "From SmolLM2-135M-Instruct's stored pre-rotation q and k: `weights` (T×T causal softmax, null above the "
@@ -225,35 +322,3 @@ register(
         examples=("text=dog-bites-man&layer=0&head=0", "text=long-256&rope_type=yarn&factor=4", "band_lo=0&band_hi=7"),
     )
 )
-
-
-# ---- progress of a text of your own -------------------------------------------------------------
-
-router = APIRouter(tags=["Rotary"])
-
-if CUSTOM:
-
-    class ProgressParams(Params):
-        custom_text: Annotated[
-            str, Field(min_length=1, max_length=model_runner.MAX_CHARS, description="The text, as in /api/model/heads.")
-        ]
-
-    @router.get(
-        "/api/model/heads/progress",
-        summary="Progress of the model's pass over a text of your own",
-        description=(
-            "Where this worker stands with `custom_text`: `state` is `done` (the twin answers at once), `running` "
-            "(`layer` of `n_layer` read, `seconds` so far), `waiting` (another text's pass is running: `message`), "
-            "`stopped` (the last try hit the time limit: `message`) or `idle` (not asked for yet: the twin's "
-            "request starts the pass). Never cached."
-        ),
-        response_class=JSONBytes,
-    )
-    def heads_progress(request: Request, params: Annotated[ProgressParams, Query()]) -> Response:
-        try:
-            status = RUNNER.status(params.custom_text)
-        except model_runner.PassStopped as exc:
-            status = {"state": "stopped", "layer": 0, "n_layer": _META["n_layer"], "message": exc.message}
-        return JSONBytes(dumps(status), headers={"Cache-Control": "no-store"})
-
-    errors.MODELS_BY_PATH["/api/model/heads/progress"] = [ProgressParams]

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 import numpy as np
-from fastapi import APIRouter, Query
+from fastapi import Query
 from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
@@ -20,11 +20,12 @@ from app.core import scaling
 from app.core.frequencies import inverse_frequencies, rotary_dim, turns_within, wavelengths
 from app.core.hf_config import rope_settings_from_hf
 from app.views._rope_scaling import MAX_LENGTH, SHARED_DEFAULTS, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
+from app.web.answers import Answer, Floats, Ints, doc
 from app.web import errors
 from app.web.fields import Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI
 from app.web.responses import JSONBytes, dumps
-from app.web.views import View, register
+from app.web.views import View, register, route
 
 _F = scaling_fields(hidden=True)
 
@@ -44,6 +45,127 @@ class LadderParams(ScalingChecks):
     original_max_position_embeddings: _F["original_max_position_embeddings"] = SHARED_DEFAULTS["original_max_position_embeddings"]
     max_position_embeddings: _F["max_position_embeddings"] = SHARED_DEFAULTS["max_position_embeddings"]
     seq_len: _F["seq_len"] = 0
+
+
+class AttentionFactor(Answer):
+    """One temperature factor and where a model applies it."""
+
+    value: float | None = doc("The factor (null when it does not apply).")
+    applies: str = doc("Where it is applied, or why it is not.")
+
+
+class AttentionFactors(Answer):
+    """Both temperature factors of a scaled RoPE (DeepSeek-style YaRN has two)."""
+
+    attention_factor: AttentionFactor
+    softmax_scale_multiplier: AttentionFactor
+
+
+class ResolvedRope(Answer):
+    """The parameters the method read, with Hugging Face's names; keys the method does not read are absent."""
+
+    rope_type: str
+    rope_theta: float
+    head_dim: int
+    partial_rotary_factor: float
+    rotary_dim: int
+    factor: float | None = doc("Scaling factor s.", optional=True)
+    original_max_position_embeddings: int | None = doc("Training length L0.", optional=True)
+    max_position_embeddings: int | None = doc("Dynamic NTK's L0; a config's max_position_embeddings.", optional=True)
+    low_freq_factor: float | None = doc("Llama 3.1.", optional=True)
+    high_freq_factor: float | None = doc("Llama 3.1.", optional=True)
+    attention_factor: float | None = doc("YaRN, LongRoPE: a configured attention factor (null: derived).", optional=True)
+    beta_fast: float | None = doc("YaRN (null: 32).", optional=True)
+    beta_slow: float | None = doc("YaRN (null: 1).", optional=True)
+    mscale: float | None = doc("YaRN, DeepSeek style.", optional=True)
+    mscale_all_dim: float | None = doc("YaRN, DeepSeek style.", optional=True)
+    truncate: bool | None = doc("YaRN: whether the correction range is rounded to whole pairs.", optional=True)
+    short_factor: Floats | None = doc("LongRoPE: per-pair divisors within the training length.", optional=True)
+    long_factor: Floats | None = doc("LongRoPE: per-pair divisors beyond it.", optional=True)
+    factor_used: float | None = doc("YaRN, LongRoPE: the factor the formulas use.", optional=True)
+    beta_fast_used: float | None = doc("YaRN: beta_fast after its default.", optional=True)
+    beta_slow_used: float | None = doc("YaRN: beta_slow after its default.", optional=True)
+    correction_range: Floats | None = doc("YaRN: the pair indices where the ramp starts and ends.", optional=True)
+    standardized_rope_parameters: dict[str, Any] | None = doc("POST: the setting as transformers standardises it.", optional=True)
+    model_type: str | None = doc("POST: the config's model_type.", optional=True)
+    pairing: str | None = doc("POST: the model family's pairing, 'half' or 'interleaved'.", optional=True)
+
+
+class Temperatures(Answer):
+    """What a scaled RoPE does to attention, and the parameters it read."""
+
+    attention_factor: float = doc("cos and sin are multiplied by it.")
+    logit_multiplier: float = doc("attention_factor², the factor on q·k.")
+    softmax_scale_multiplier: float | None = doc("DeepSeek's get_mscale(s, mscale_all_dim)² (null for other models).")
+    attention_factors: AttentionFactors
+    resolved: ResolvedRope
+    notes: list[str] = doc("Things in the parameters a reader should know (ignored keys, defaults used).")
+
+
+class Llama3Bands(Answer):
+    """Llama 3.1's wavelength bands and how many pairs fall in each."""
+
+    high_freq_wavelen: float | None = doc("L0 / high_freq_factor: shorter wavelengths are kept (null when it overflows).")
+    low_freq_wavelen: float | None = doc("L0 / low_freq_factor: longer wavelengths are divided by the factor (null when it overflows).")
+    kept: int = doc("Pairs left as they are (short wavelengths).")
+    smoothed: int = doc("Pairs blended between kept and divided.")
+    divided: int = doc("Pairs divided by the factor (long wavelengths).")
+
+
+class FrequenciesAnswer(Temperatures):
+    """RoPE's frequency ladder: θ_j, wavelength and turns within the context of every pair."""
+
+    head_dim: int
+    base: float
+    partial_rotary_factor: float
+    rotary_dim: int = doc("Dimensions that rotate: int(head_dim × partial_rotary_factor).")
+    context_len: int
+    pair: Ints = doc("Pair index j.")
+    inv_freq: Floats = doc("θ_j in radians per position (after scaling).")
+    wavelength: Floats = doc("2π/θ_j in positions.")
+    degrees_per_token: Floats = doc("θ_j in degrees per position.")
+    turns_in_context: Floats = doc("context_len·θ_j / 2π.")
+    pairs_with_full_turn: int = doc("Pairs whose wavelength fits in the context.")
+    first_pair_without_full_turn: int | None = doc("The first pair that does not turn fully within the context (null if all do).")
+    rope_type: str
+    seq_len: int | None = doc("Current length used by dynamic and longrope (null: not given).")
+    unscaled_inv_freq: Floats = doc("θ_j = b^(−2j/r) without scaling.")
+    scale: Floats = doc("inv_freq / unscaled_inv_freq per pair.")
+
+
+class RopeSetting(Temperatures):
+    """One RoPE setting of a config (a config can have one per layer type)."""
+
+    rope_type: str = doc("The setting's rope_type.")
+    seq_len: int | None = doc("The seq_len asked (null: not given).")
+    rotary_dim: int = doc("Dimensions that rotate.")
+    pair: Ints = doc("Pair index j.")
+    inv_freq: Floats = doc("θ_j of each pair after scaling.")
+    wavelength: Floats = doc("2π/θ'_j.")
+    scale: Floats = doc("θ'_j/θ_j per pair.")
+    layer_type: str | None = doc("The layer type using it (null: every layer).")
+    where: str = doc("Where in the config it was read.")
+
+
+class MRopeSetting(Answer):
+    """A config's multimodal RoPE sections."""
+
+    mrope_section: Ints
+    mrope_interleaved: bool
+    lesson: str | None = doc("The page that draws these sections.", optional=True)
+
+
+class ConfigAnswer(RopeSetting):
+    """The RoPE a model's config.json describes: the primary setting at the top, every setting in `settings`."""
+
+    unscaled_inv_freq: Floats = doc("θ_j = b^(−2j/r) of the primary setting before scaling.")
+    settings: list[RopeSetting] = doc("Every RoPE setting of the config, in the order read.")
+    primary_setting: int = doc("Index in `settings` of the setting at the top.")
+    text_config: str | None = doc("'text_config' when the settings were read from it (multimodal wrappers).")
+    mrope: MRopeSetting | None = doc("The multimodal sections (null without M-RoPE).")
+    layers: dict[str, Any] | None = doc("Which layers use which setting (e.g. RoPE and NoPE layers), when the config says.")
+    query: list[list[str]] = doc("The primary setting as (name, value) GET parameters.")
+    links: dict[str, str] = doc("GET URLs of the same setting: 'spectrum', 'api' (and 'mrope').")
 
 
 def resolved_parameters(config: scaling.RopeConfig) -> dict[str, Any]:
@@ -160,48 +282,8 @@ def ladder_csv(data: dict[str, Any]):
     return header, [list(row) for row in rows]
 
 
-register(
-    View(
-        name="ladder",
-        title="The frequency ladder",
-        short_title="Frequency ladder",
-        summary="Every rotating pair gets its own speed, from one radian per token down to a crawl.",
-        section="Foundations",
-        order=10,
-        api_path="/api/rope/frequencies",
-        params=LadderParams,
-        compute=compute_ladder,
-        formulas=(
-            r"\theta_j = b^{-2j/r},\quad j = 0,1,\ldots,\tfrac{r}{2}-1",
-            r"\lambda_j = \frac{2\pi}{\theta_j}",
-            r"\text{turns within } L = \frac{L\,\theta_j}{2\pi}",
-        ),
-        csv=ladder_csv,
-        api_description=(
-            "Inverse frequencies θ_j (radians per token) and wavelengths 2π/θ_j (tokens per turn) of the "
-            "RoPE ladder, with how many full turns each pair makes within `context_len` tokens. "
-            "`r = int(head_dim · partial_rotary_factor)` pairs are rotated. With `rope_type` other than "
-            "`default`, `inv_freq` is the scaled ladder exactly as transformers 5.24 computes it (or the "
-            "static NTK-aware base for `ntk`), with `attention_factor`, the per-pair `scale` against "
-            "`unscaled_inv_freq`, and the `resolved` parameters. `seq_len` is the current length for "
-            "`dynamic` and `longrope` (0 = not given, as at model init). `short_factor`/`long_factor` are "
-            "repeated keys. `POST` the same path with a model's config.json as the body."
-        ),
-        examples=(
-            "head_dim=128&base=500000",
-            "head_dim=64&partial_rotary_factor=0.25&context_len=2048",
-            "head_dim=128&base=500000&rope_type=llama3&factor=8&original_max_position_embeddings=8192&max_position_embeddings=131072",
-            "head_dim=128&rope_type=yarn&factor=16&original_max_position_embeddings=4096",
-            "head_dim=128&rope_type=dynamic&factor=4&max_position_embeddings=4096&seq_len=16384",
-        ),
-    )
-)
-
 
 # ---- POST: a model's config.json ------------------------------------------------------------
-
-router = APIRouter(tags=["Foundations"])
-
 
 def spectrum_query(config: scaling.RopeConfig, seq_len: int | None) -> list[tuple[str, str]]:
     """GET query (spectrum page / ladder names) equivalent to a resolved config."""
@@ -285,8 +367,11 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
     return result
 
 
-@router.post(
+@route(
     "/api/rope/frequencies",
+    methods=("POST",),
+    answer=ConfigAnswer,
+    response_description="The config's RoPE settings.",
     summary="RoPE frequencies of a model's config.json",
     description=(
         "The body is a model's `config.json` as published (or any subset): `rope_theta`, `head_dim` (or "
@@ -312,7 +397,6 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
         '131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, '
         '"high_freq_factor": 4.0, "original_max_position_embeddings": 8192}}`.'
     ),
-    response_class=JSONBytes,
 )
 def frequencies_of_config(
     request: Request,
@@ -324,6 +408,45 @@ def frequencies_of_config(
     try:
         result = config_response(body, seq_len or None)
     except scaling.ScalingError as exc:
-        item = {"type": "value_error", "loc": ["body", *exc.field.split(".")], "param": exc.field, "msg": exc.message}
-        return JSONBytes(dumps({"detail": [item]}), status_code=422)
+        return errors.error_response(422, errors.error_item("value_error", ["body", *exc.field.split(".")], exc.field, exc.message))
     return JSONBytes(dumps(result))
+
+
+register(
+    View(
+        name="ladder",
+        title="The frequency ladder",
+        short_title="Frequency ladder",
+        summary="Every rotating pair gets its own speed, from one radian per token down to a crawl.",
+        section="Foundations",
+        order=10,
+        api_path="/api/rope/frequencies",
+        answer=FrequenciesAnswer,
+        routes=(frequencies_of_config,),
+        params=LadderParams,
+        compute=compute_ladder,
+        formulas=(
+            r"\theta_j = b^{-2j/r},\quad j = 0,1,\ldots,\tfrac{r}{2}-1",
+            r"\lambda_j = \frac{2\pi}{\theta_j}",
+            r"\text{turns within } L = \frac{L\,\theta_j}{2\pi}",
+        ),
+        csv=ladder_csv,
+        api_description=(
+            "Inverse frequencies θ_j (radians per token) and wavelengths 2π/θ_j (tokens per turn) of the "
+            "RoPE ladder, with how many full turns each pair makes within `context_len` tokens. "
+            "`r = int(head_dim · partial_rotary_factor)` pairs are rotated. With `rope_type` other than "
+            "`default`, `inv_freq` is the scaled ladder exactly as transformers 5.24 computes it (or the "
+            "static NTK-aware base for `ntk`), with `attention_factor`, the per-pair `scale` against "
+            "`unscaled_inv_freq`, and the `resolved` parameters. `seq_len` is the current length for "
+            "`dynamic` and `longrope` (0 = not given, as at model init). `short_factor`/`long_factor` are "
+            "repeated keys. `POST` the same path with a model's config.json as the body."
+        ),
+        examples=(
+            "head_dim=128&base=500000",
+            "head_dim=64&partial_rotary_factor=0.25&context_len=2048",
+            "head_dim=128&base=500000&rope_type=llama3&factor=8&original_max_position_embeddings=8192&max_position_embeddings=131072",
+            "head_dim=128&rope_type=yarn&factor=16&original_max_position_embeddings=4096",
+            "head_dim=128&rope_type=dynamic&factor=4&max_position_embeddings=4096&seq_len=16384",
+        ),
+    )
+)

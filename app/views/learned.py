@@ -23,6 +23,7 @@ from app.core.learned import (
 )
 from app.learned_tables import DEFAULT_TABLE, LearnedTable, configured_tables
 from app.settings import MAX_CURVE_COLUMNS, MAX_HEATMAP_CELLS
+from app.web.answers import Answer, Floats, Ints, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.params import UI, Params, per_process
 from app.web.responses import dumps
@@ -204,6 +205,108 @@ def _pca_part(pca: dict[str, np.ndarray], first: int, last: int) -> dict[str, An
     }
 
 
+class LearnedTableInfo(Answer):
+    """The learned table read: where from, its shape and checksum."""
+
+    name: str
+    title: str
+    tensor: str
+    origin: str = doc("'shipped', or where a server operator's own table was read from.")
+    file: str
+    shape: Ints
+    dtype: str
+    first_position_row: int
+    max_len: int
+    dim: int
+    sha256: str
+    license: str
+    source: dict[str, Any] = doc("Provenance: model, package, files and the model's config.")
+
+
+class LearnedPca(Answer):
+    """The first two principal components of a table and its explained variance."""
+
+    pc1: Floats = doc("Coordinate of each position shown on the first component.")
+    pc2: Floats
+    explained_variance_ratio: Floats = doc("Of the whole table, per component.")
+    cumulative: Floats
+
+
+class LearnedPcas(Answer):
+    """Principal components of the learned table and of a sinusoid table of the same shape."""
+
+    learned: LearnedPca
+    sinusoid: LearnedPca
+
+
+class LearnedByOffset(Answer):
+    """Row similarity against the offset |p − q|."""
+
+    offsets: Ints
+    learned_mean: Floats
+    learned_low: Floats
+    learned_high: Floats
+    sinusoid: Floats
+
+
+class LearnedNeighbours(Answer):
+    """Mean similarity of neighbouring rows."""
+
+    learned: float
+    sinusoid: float
+
+
+class LearnedCurve(Answer):
+    """Values over the cliff's positions: every value (`low`), or per-column min (`low`) and max (`high`)."""
+
+    low: list[float | None] = doc("null beyond the learned table.")
+    high: list[float | None] | None = doc("Per-column maximum, when decimated.", optional=True)
+
+
+class LearnedCliff(Answer):
+    """What happens past the table's last row."""
+
+    decimated: bool
+    x: Floats = doc("Position of each value (the middle of each column when decimated).")
+    x_low: Ints | None = doc("First position of each column, when decimated.", optional=True)
+    x_high: Ints | None = doc("Last position of each column, when decimated.", optional=True)
+    learned: LearnedCurve
+    sinusoid: LearnedCurve
+    learned_norm: LearnedCurve
+
+
+class LearnedAnswer(Answer):
+    """A published learned position table: its rows, their similarities, principal components and edge."""
+
+    model: str
+    models: list[str] = doc("Every table that can be chosen.")
+    info: LearnedTableInfo
+    max_len: int = doc("Rows of the table.")
+    dim: int = doc("Columns of the table.")
+    first_position: int
+    last_position: int
+    first_column: int
+    last_column: int
+    positions: Ints
+    columns: Ints = doc("The column indices shown.")
+    table: Matrix = doc("The rows and columns shown.")
+    similarity: Matrix = doc("Cosine similarity between the rows shown.")
+    sinusoid_similarity: Matrix | None = doc("The same for a sinusoid table of the same width; null for an even width (it is Toeplitz: see by_offset.sinusoid).")
+    sinusoid_base: float = doc("Base of the sinusoid table compared.")
+    pca: LearnedPcas
+    by_offset: LearnedByOffset
+    neighbour_similarity: LearnedNeighbours
+    pc12_period: float | None = doc("Positions per turn in the plane of the first two components (null unless the walk turns steadily).")
+    pc12_turns: float | None = doc("Turns in that plane over the table (null with pc12_period).")
+    pc12_steady_share: float = doc("Share of the positions turning at the steady rate.")
+    position: int
+    beyond: int
+    first_missing_position: int = doc("The first position past the table.")
+    cliff: LearnedCliff
+    sinusoid_norm: float = doc("Norm of every sinusoid row (they all have the same).")
+    row: Floats = doc("The table's row at `position`.")
+
+
 def compute_learned(params: LearnedParams) -> dict[str, Any]:
     table = TABLES[params.model]
     rows = table.positions
@@ -302,6 +405,7 @@ register(
         section="Other families",
         order=115,
         api_path="/api/learned",
+        answer=LearnedAnswer,
         params=LearnedParams,
         compute=compute_learned,
         formulas=(

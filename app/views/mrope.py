@@ -10,6 +10,7 @@ from pydantic import Field
 
 from app.core.frequencies import inverse_frequencies, wavelengths
 from app.core.mrope import AXES, SECTION_SUM, ones_score, pair_angles, pair_axes, sequence_positions
+from app.web.answers import Answer, Floats, Ints, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.fields import Base
 from app.web.params import UI, Params
@@ -109,6 +110,69 @@ class MRopeParams(Params):
     key_col: Annotated[int, Field(ge=0, le=MAX_GRID - 1, description="Column of the key patch (not given: 5, or the last column of a narrower grid).", default_factory=within("grid_w", 5)), UI("Key patch: column"), Bound(le="grid_w - 1", why="columns are numbered from 0")]
 
 
+class Axes(Answer):
+    """One integer per axis: time, height, width."""
+
+    t: int
+    h: int
+    w: int
+
+
+class MRopeSequence(Answer):
+    """Every token of the text–image–text sequence with its three position ids."""
+
+    kind: list[str] = doc("'text' or 'vision' per token.")
+    t: Ints
+    h: Ints
+    w: Ints
+    frame: Ints
+    row: Ints
+    col: Ints
+
+
+class MRopeAnswer(Answer):
+    """Multimodal RoPE (Qwen2-VL): pairs split between time, height and width position ids."""
+
+    head_dim: int
+    base: float
+    mrope_section: Ints
+    layout: str
+    t: int
+    h: int
+    w: int
+    text_before: int
+    grid_h: int
+    grid_w: int
+    frames: int
+    text_after: int
+    query_frame: int
+    query_row: int
+    query_col: int
+    key_frame: int
+    key_row: int
+    key_col: int
+    inv_freq: Floats = doc("θ_j of each pair.")
+    wavelengths: Floats = doc("2π/θ_j of each pair.")
+    axis: list[str] = doc("The axis ('t', 'h' or 'w') each pair reads its position from.")
+    axis_index: Ints = doc("The same as 0, 1, 2.")
+    section_counts: Axes = doc("Pairs per axis.")
+    position: Axes = doc("The position (t, h, w) drawn.")
+    angles: Floats = doc("Rotation angle of each pair at `position`.")
+    sequence: MRopeSequence
+    tokens: int = doc("Tokens in the sequence.")
+    vision_start: int = doc("Index of the first vision token.")
+    next_position: int = doc("The position id the next text token gets.")
+    rope_delta: int = doc("next_position − tokens (transformers' rope_deltas).")
+    query: Axes
+    key: Axes
+    offset: Axes = doc("key − query per axis.")
+    delta_angles: Floats = doc("Angle of each pair between query and key.")
+    score: float = doc("q·k of the query and key (all-ones vectors) at their 3-D positions.")
+    grid_scores: Matrix = doc("Score of the query against every patch of the key's frame.")
+    grid_scores_1d: Matrix = doc("The same with 1-D RoPE over the flattened sequence.")
+    flat_offset: int = doc("Key − query in the flattened 1-D sequence.")
+
+
 def compute_mrope(params: MRopeParams) -> dict[str, Any]:
     d = params.head_dim
     inv_freq = inverse_frequencies(d, params.base)
@@ -190,6 +254,7 @@ register(
         section="Rotary",
         order=80,
         api_path="/api/rope/mrope",
+        answer=MRopeAnswer,
         params=MRopeParams,
         compute=compute_mrope,
         formulas=(

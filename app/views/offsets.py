@@ -14,6 +14,7 @@ from app.core.offsets import kept_pairs, log_columns, mean_and_std, prope_ladder
 from app.core.rope import as_complex, block_partition
 from app.core.scores import content_vectors
 from app.settings import MAX_CURVE_COLUMNS
+from app.web.answers import Answer, Floats, Ints, doc
 from app.web.fields import HeadDim, Seed
 from app.web.params import UI, Params
 from app.web.rules import Bound
@@ -112,6 +113,82 @@ def _range_summary(mean: np.ndarray, std: np.ndarray | None, start: int, stop: i
     }
 
 
+class OffsetsRange(Answer):
+    """The score's size over a range of offsets."""
+
+    from_: int = Field(alias="from", description="First offset of the range.")
+    to: int = doc("Last offset of the range.")
+    rms: float
+    max_abs: float
+    rms_std: float | None = doc("Spread of rms over the seeds (null with one seed).")
+
+
+class OffsetsMinimum(Answer):
+    """The lowest score and where it is."""
+
+    delta: int
+    value: float
+
+
+class OffsetsCurve(Answer):
+    """The score against the offset under one base (min/max per plotted column)."""
+
+    base: float
+    s0: float = doc("The score at offset 0.")
+    low: Floats = doc("Smallest score in each column.")
+    high: Floats = doc("Largest score in each column.")
+    band_low: Floats | None = doc("Lower edge of the band over seeds (null with one seed).")
+    band_high: Floats | None = doc("Upper edge of the band over seeds (null with one seed).")
+    near: OffsetsRange
+    far: OffsetsRange
+    min: OffsetsMinimum
+    tail_max_abs: float
+    std0: float | None = doc("Spread of the offset-0 score over seeds (random content only).", optional=True)
+
+
+class OffsetsMark(Answer):
+    """An offset at which the chosen hand comes back near its start."""
+
+    delta: int
+    gap: float
+
+
+class OffsetsReturns(Answer):
+    """Where the chosen hand returns near its start."""
+
+    hand: int
+    theta: float
+    period: float | None = doc("2π/θ of the hand (null when it overflows).")
+    marks: list[OffsetsMark]
+
+
+class OffsetsAnswer(Answer):
+    """The RoPE score of one query and key against their offset, under one or more bases."""
+
+    head_dim: int
+    bases: Floats
+    max_offset: int
+    content: str
+    seed: int
+    seeds: int
+    drop_percent: float
+    hand: int
+    columns: int
+    spacing: str
+    pairs: int = doc("Pairs in the head.")
+    kept_pairs: int = doc("Pairs left after dropping the fastest ones.")
+    dropped_pairs: int = doc("Fastest pairs left out (drop_percent of them).")
+    scale: float = doc("The scores are divided by it (the offset-0 score of the first base).")
+    total_points: int = doc("Offsets evaluated.")
+    column_start: Ints = doc("First offset of each plotted column.")
+    column_stop: Ints = doc("One past the last offset of each column.")
+    points_per_column: Ints = doc("Offsets in each column.")
+    max_points_per_column: int = doc("The most offsets one column holds.")
+    x: Floats = doc("Horizontal position of each column (its middle offset).")
+    curves: list[OffsetsCurve] = doc("One per base, in the order of `bases`.")
+    returns: OffsetsReturns
+
+
 def compute_offsets(params: OffsetsParams) -> dict[str, Any]:
     count = params.max_offset + 1
     scale = 1.0 / math.sqrt(params.head_dim)
@@ -204,6 +281,7 @@ register(
         section="Rotary",
         order=60,
         api_path="/api/rope/offsets",
+        answer=OffsetsAnswer,
         params=OffsetsParams,
         compute=compute_offsets,
         formulas=(

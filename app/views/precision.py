@@ -12,6 +12,7 @@ from app.core import precision
 from app.core.frequencies import rotary_dim
 from app.core.rope import block_partition
 from app.core.frequencies import inverse_frequencies
+from app.web.answers import Answer, Ints, doc
 from app.web.fields import Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Params
 from app.web.rules import Bound
@@ -79,6 +80,41 @@ class PrecisionParams(Params):
     ]
 
 
+class PrecisionErrors(Answer):
+    """One pair's angle and score errors in one dtype, per column of positions."""
+
+    angle_error_max: list[float | None] = doc("Largest |angle error| per column (float32 values); null where the angle overflows.")
+    score_error_max: list[float | None] = doc("Largest |score error| per column; null where it is not a number.")
+    largest_angle_error: float | None = doc("Largest finite angle error (null if none is finite).")
+    largest_score_error: float | None = doc("Largest score error (null if none is a number).")
+    first_collision: int | None = doc("First position m whose angle equals that of m + 1 in this dtype (null if none within the search).")
+    collision_within_target: bool = doc("Whether first_collision is below seq_len.")
+    overflow_from: int | None = doc("First position whose angle is not finite (float16), or null.")
+
+
+class PrecisionCurve(Answer):
+    """One pair's errors in every dtype."""
+
+    pair: int
+    inv_freq: float = doc("θ_j in float64.")
+    inv_freq_float32: float = doc("θ_j rounded to float32.")
+    dtypes: dict[str, PrecisionErrors] = doc("Keyed by dtype (the values of `dtypes`).")
+
+
+class PrecisionAnswer(Answer):
+    """How far RoPE's angles drift from exact when positions and angles are kept in low precision."""
+
+    head_dim: int
+    base: float
+    rotary_dim: int
+    seq_len: int
+    pairs: Ints
+    dtypes: list[str] = doc("The dtypes compared.")
+    column_start: Ints = doc("First position of each column.")
+    column_stop: Ints = doc("One past the last position of each column.")
+    curves: list[PrecisionCurve] = doc("One per entry of `pairs`.")
+
+
 def compute_precision(params: PrecisionParams) -> dict[str, Any]:
     r = rotary_dim(params.head_dim, params.partial_rotary_factor)
     theta = inverse_frequencies(r, params.base)
@@ -143,6 +179,7 @@ register(
         section="Context extension",
         order=220,
         api_path="/api/rope/precision",
+        answer=PrecisionAnswer,
         params=PrecisionParams,
         compute=compute_precision,
         formulas=(

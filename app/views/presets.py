@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Query
+from fastapi import Query
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import Response
@@ -20,13 +20,12 @@ from starlette.responses import Response
 from app.core.hf_config import rope_settings_from_hf
 from app.core.presets import PRESETS
 from app.views.ladder import spectrum_query
-from app.web import errors
 from app.web.caching import cached_response
 from app.web.params import Params, per_process
 from app.web.responses import dumps
 from app.web.routing import API_CACHE_CONTROL
+from app.web.views import route
 
-router = APIRouter(tags=["Context extension"])
 
 PRESETS_PATH = "/api/rope/presets"
 LIST_NAMES = ("short_factor", "long_factor")
@@ -177,8 +176,11 @@ def preset_links() -> list[dict[str, Any]]:
     return [{**entry, "url": entry["links"]["spectrum"]} for entry in presets_answer()["presets"]]
 
 
-@router.get(
+@route(
     PRESETS_PATH,
+    answer=PresetsAnswer,
+    models=(PresetsQuery,),
+    response_description="Every preset with its full parameters.",
     summary="Published model configs and their parameters",
     description=(
         "Every preset of the /spectrum page: the published config.json (its RoPE part) with its source, and the "
@@ -187,12 +189,8 @@ def preset_links() -> list[dict[str, Any]]:
         "that carry every one of them.  `notes`, `layers`, `mrope` and `settings` say what the config's reading "
         "found: defaults used, NoPE layers, layer types and the setting of each, M-RoPE sections.  No parameters."
     ),
-    response_class=Response,
-    responses={200: {"model": PresetsAnswer, "description": "Every preset with its full parameters."}},
 )
 def list_presets(request: Request, params: Annotated[PresetsQuery, Query()]) -> Response:
     return cached_response(request, ("operation", PRESETS_PATH), lambda: dumps(presets_answer()), "application/json", "json",
                            cache_control=API_CACHE_CONTROL)
 
-
-errors.MODELS_BY_PATH[PRESETS_PATH] = [PresetsQuery]

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from fastapi import APIRouter
 from pydantic import Field
 
 from app.core.relative import (
@@ -24,6 +23,7 @@ from app.core.relative import (
     t5_bucket_ranges,
     t5_exact_limit,
 )
+from app.web.answers import Answer, Floats, Ints, MaskedMatrix, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.fields import Seed
 from app.web.params import UI, Params
@@ -222,6 +222,98 @@ def penalty_distances(longest: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(0, longest, min(longest + 1, PENALTY_POINTS))).astype(np.int64))
 
 
+class ShawAnswer(Answer):
+    """Shaw et al.'s clipped relative index of every query and key."""
+
+    query_len: int
+    key_len: int
+    max_relative_position: int
+    query_positions: Ints = doc("Position of each query: the last query_len of the key_len positions.")
+    key_positions: Ints
+    index_matrix: list[Ints] = doc("clip(j − i, −k, k) + k for query i and key j: which of the 2k+1 relative vectors is used.")
+
+
+class ShawStandIn(Answer):
+    """Seeded stand-in queries and relative vectors, and the score term they give."""
+
+    dim: int
+    seed: int
+    queries: Matrix
+    table: Matrix = doc("The 2k+1 relative vectors.")
+    term: Matrix = doc("q_i · a_{index_matrix[i][j]}.")
+
+
+class ShawPart(ShawAnswer):
+    """Shaw et al.'s index with a stand-in score term."""
+
+    stand_in: ShawStandIn
+
+
+class T5Answer(Answer):
+    """T5's bucket of every offset, as Hugging Face's T5Attention computes it."""
+
+    bidirectional: bool
+    num_buckets: int
+    max_distance: int
+    max_offset: int
+    max_exact: int = doc("Distances below it get a bucket each.")
+    relative_position: Ints = doc("Offsets key − query, −max_offset … max_offset.")
+    bucket: Ints = doc("The bucket of each offset.")
+
+
+class T5BucketRange(Answer):
+    """The offsets one bucket holds."""
+
+    bucket: int
+    low: int | None = doc("Smallest offset in it (null for an empty bucket).")
+    high: int | None = doc("Largest offset in it (null for an empty bucket).")
+    count: int
+
+
+class T5Part(T5Answer):
+    """T5's buckets with a seeded stand-in bias per bucket."""
+
+    bucket_bias: Floats = doc("The stand-in learned bias of each bucket.")
+    bias: Floats = doc("The bias of each offset.")
+    bucket_ranges: list[T5BucketRange]
+    seq_len: int
+    bias_matrix: Matrix = doc("bias[bucket(j − i)] for query i and key j.")
+    seed: int
+
+
+class AlibiAnswer(Answer):
+    """ALiBi's slope per head (and bias matrices with seq_len)."""
+
+    num_heads: int
+    slopes: Floats = doc("Slope of each head, as the paper's get_slopes gives it.")
+    form: str
+    seq_len: int | None
+    bias: list[MaskedMatrix] | None = doc("bias[h][i][j] for query i and key j; null above the diagonal (masked). With seq_len only.", optional=True)
+
+
+class AlibiPart(Answer):
+    """ALiBi's slopes, one head's bias matrix and every head's penalty against distance."""
+
+    num_heads: int
+    slopes: Floats
+    slope_exponents: Floats = doc("log2 of each slope.")
+    head: int
+    head_slope: float = doc("The chosen head's slope: the bias falls by this per token of distance.")
+    form: str
+    seq_len: int
+    bias_matrix: MaskedMatrix = doc("The chosen head's bias; null where the causal mask hides it.")
+    distances: Ints
+    penalty: Matrix = doc("−slope × distance, one row per head.")
+
+
+class RelativeAnswer(Answer):
+    """Relative position schemes side by side: Shaw's clipped index, T5's buckets, ALiBi's slopes."""
+
+    shaw: ShawPart
+    t5: T5Part
+    alibi: AlibiPart
+
+
 def compute_relative(params: RelativeParams) -> dict[str, Any]:
     t5 = t5_part(params.bidirectional, params.num_buckets, params.max_distance, params.max_offset)
     bucket_bias = t5_bucket_bias(params.num_buckets, params.seed)
@@ -278,6 +370,67 @@ def relative_csv(data: dict[str, Any]):
     )
 
 
+# ---- the three operations users script against -----------------------------------------------------
+
+def _alibi_part(params: AlibiParams) -> dict[str, Any]:
+    slopes = alibi_slopes(params.num_heads)
+    result: dict[str, Any] = {"num_heads": params.num_heads, "slopes": slopes, "form": params.form, "seq_len": params.seq_len}
+    if params.seq_len is not None:
+        result["bias"] = alibi_bias(slopes, params.seq_len, params.form)
+    return result
+
+
+T5_ROUTE = api_operation(
+    "/api/relative/t5",
+    T5Params,
+    lambda params: t5_part(params.bidirectional, params.num_buckets, params.max_distance, params.max_offset),
+    name="t5_buckets",
+    summary="T5 relative position buckets",
+    description=(
+        "The bucket of every offset `relative_position` = key − query in −max_offset … max_offset, as Hugging Face's "
+        "`T5Attention._relative_position_bucket` computes it (float32 logarithm).  Distances below `max_exact` "
+        "(num_buckets/4 bidirectional, num_buckets/2 causal) get a bucket each; farther ones share logarithmically "
+        "wider buckets up to `max_distance`.\n\nExamples:\n\n- `/api/relative/t5?num_buckets=32&max_distance=128"
+        "&bidirectional=true&max_offset=300`\n- `/api/relative/t5?bidirectional=false&max_offset=150`"
+    ),
+    response_description="Offsets and their buckets.",
+    answer=T5Answer,
+)
+
+ALIBI_ROUTE = api_operation(
+    "/api/relative/alibi",
+    AlibiParams,
+    _alibi_part,
+    name="alibi",
+    summary="ALiBi slopes and bias matrices",
+    description=(
+        "`slopes`: the slope of each head as the ALiBi paper's `get_slopes` gives it (2^(−8h/n) for n a power of two; "
+        "otherwise the slopes of the largest power of two below n followed by every other slope of twice that).  "
+        "With `seq_len`, also `bias[h][i][j]` for query i and key j (null for j > i, which the causal mask hides).\n\n"
+        "Examples:\n\n- `/api/relative/alibi?num_heads=12`\n- `/api/relative/alibi?num_heads=4&seq_len=6&form=bloom`"
+    ),
+    response_description="Slopes (and bias matrices).",
+    answer=AlibiAnswer,
+)
+
+SHAW_ROUTE = api_operation(
+    "/api/relative/shaw",
+    ShawParams,
+    lambda params: shaw_part(params.query_len, params.key_len, params.max_relative_position),
+    name="shaw",
+    summary="Shaw et al. clipped relative index",
+    description=(
+        "`index_matrix[i][j]` = clip(j − i', −k, k) + k with k = `max_relative_position`, for key position j and the "
+        "query at position i' = key_len − query_len + i: as in tensor2tensor, the queries are the last `query_len` "
+        "of the `key_len` positions.  Each index picks one of the 2k+1 learned relative vectors.\n\nExamples:\n\n"
+        "- `/api/relative/shaw?query_len=5&key_len=5&max_relative_position=2`\n"
+        "- `/api/relative/shaw?query_len=1&key_len=8&max_relative_position=3`"
+    ),
+    response_description="The index matrix.",
+    answer=ShawAnswer,
+)
+
+
 register(
     View(
         name="relative",
@@ -287,6 +440,8 @@ register(
         section="Other families",
         order=120,
         api_path="/api/relative",
+        answer=RelativeAnswer,
+        routes=(T5_ROUTE, ALIBI_ROUTE, SHAW_ROUTE),
         params=RelativeParams,
         compute=compute_relative,
         formulas=(
@@ -306,68 +461,4 @@ register(
         ),
         examples=("num_heads=12&head=9", "bidirectional=false&num_buckets=32&max_distance=128", "query_len=4&key_len=10&max_relative_position=3"),
     )
-)
-
-
-# ---- the three operations users script against -----------------------------------------------------
-
-router = APIRouter(tags=["Other families"])
-
-
-def _alibi_part(params: AlibiParams) -> dict[str, Any]:
-    slopes = alibi_slopes(params.num_heads)
-    result: dict[str, Any] = {"num_heads": params.num_heads, "slopes": slopes, "form": params.form, "seq_len": params.seq_len}
-    if params.seq_len is not None:
-        result["bias"] = alibi_bias(slopes, params.seq_len, params.form)
-    return result
-
-
-api_operation(
-    router,
-    "/api/relative/t5",
-    T5Params,
-    lambda params: t5_part(params.bidirectional, params.num_buckets, params.max_distance, params.max_offset),
-    name="t5_buckets",
-    summary="T5 relative position buckets",
-    description=(
-        "The bucket of every offset `relative_position` = key − query in −max_offset … max_offset, as Hugging Face's "
-        "`T5Attention._relative_position_bucket` computes it (float32 logarithm).  Distances below `max_exact` "
-        "(num_buckets/4 bidirectional, num_buckets/2 causal) get a bucket each; farther ones share logarithmically "
-        "wider buckets up to `max_distance`.\n\nExamples:\n\n- `/api/relative/t5?num_buckets=32&max_distance=128"
-        "&bidirectional=true&max_offset=300`\n- `/api/relative/t5?bidirectional=false&max_offset=150`"
-    ),
-    response_description="Offsets and their buckets.",
-)
-
-api_operation(
-    router,
-    "/api/relative/alibi",
-    AlibiParams,
-    _alibi_part,
-    name="alibi",
-    summary="ALiBi slopes and bias matrices",
-    description=(
-        "`slopes`: the slope of each head as the ALiBi paper's `get_slopes` gives it (2^(−8h/n) for n a power of two; "
-        "otherwise the slopes of the largest power of two below n followed by every other slope of twice that).  "
-        "With `seq_len`, also `bias[h][i][j]` for query i and key j (null for j > i, which the causal mask hides).\n\n"
-        "Examples:\n\n- `/api/relative/alibi?num_heads=12`\n- `/api/relative/alibi?num_heads=4&seq_len=6&form=bloom`"
-    ),
-    response_description="Slopes (and bias matrices).",
-)
-
-api_operation(
-    router,
-    "/api/relative/shaw",
-    ShawParams,
-    lambda params: shaw_part(params.query_len, params.key_len, params.max_relative_position),
-    name="shaw",
-    summary="Shaw et al. clipped relative index",
-    description=(
-        "`index_matrix[i][j]` = clip(j − i', −k, k) + k with k = `max_relative_position`, for key position j and the "
-        "query at position i' = key_len − query_len + i: as in tensor2tensor, the queries are the last `query_len` "
-        "of the `key_len` positions.  Each index picks one of the 2k+1 learned relative vectors.\n\nExamples:\n\n"
-        "- `/api/relative/shaw?query_len=5&key_len=5&max_relative_position=2`\n"
-        "- `/api/relative/shaw?query_len=1&key_len=8&max_relative_position=3`"
-    ),
-    response_description="The index matrix.",
 )

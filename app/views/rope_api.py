@@ -1,4 +1,5 @@
-"""RoPE operations without a page of their own: rotating given vectors (POST).
+"""RoPE operations without a page of their own: rotating given vectors (POST), a route of the
+rotation view (app/views/rotation.py).
 
 The score matrix `GET /api/rope/scores` is the JSON twin of the "scores" view (app/views/scores.py).
 """
@@ -8,19 +9,17 @@ from __future__ import annotations
 from typing import Annotated
 
 import numpy as np
-from fastapi import APIRouter
 from pydantic import Field
 from starlette.responses import Response
 
 from app.core.frequencies import inverse_frequencies, rotary_dim
 from app.core.rope import rotate
-from app.web import errors
+from app.web.answers import Answer, Floats, Ints, Matrix, doc
 from app.web.fields import Base, Pairing, RotaryFraction
 from app.web.params import Params
 from app.web.rules import Bound, Require
 from app.web.responses import JSONBytes, dumps
-
-router = APIRouter(tags=["Rotary"])
+from app.web.views import route
 
 # strict: a JSON body is typed, so true/false or "1" where a number belongs is refused, not coerced.
 Component = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-1e6, le=1e6)]
@@ -64,16 +63,31 @@ class RotateBody(Params):
     ] = 1.0
 
 
-@router.post(
+class RotateAnswer(Answer):
+    """q and k rotated to every position, and the inner products of every pair of them."""
+
+    positions: Ints
+    base: float
+    pairing: str
+    rotary_dim: int = doc("Dimensions that rotate (int(len(q) × partial_rotary_factor)).")
+    inv_freq: Floats = doc("θ_j of each rotated pair.")
+    q_rot: Matrix = doc("q rotated to each position, one row per position.")
+    k_rot: Matrix = doc("k rotated to each position.")
+    dot: Matrix = doc("dot[m][n] = ⟨R(positions[m]) q, R(positions[n]) k⟩, without 1/√d.")
+
+
+@route(
     "/api/rope/rotate",
+    methods=("POST",),
+    models=(RotateBody,),
+    answer=RotateAnswer,
+    response_description="The rotated vectors and their inner products.",
     summary="Rotate a query and a key",
     description=(
         "Rotates `q` and `k` to every position in `positions` and returns the rotated vectors (one row per "
         "position) and `dot[m][n] = ⟨R(positions[m]) q, R(positions[n]) k⟩`, the raw inner product without "
         "1/√d.  Example body: `{\"q\": [1, 0], \"k\": [1, 0], \"positions\": [0, 2, 5, 7]}`."
     ),
-    response_class=Response,
-    responses={200: {"content": {"application/json": {}}, "description": "The rotated vectors and their inner products."}},
 )
 def rotate_vectors(body: RotateBody) -> Response:
     d = len(body.q)
@@ -94,4 +108,3 @@ def rotate_vectors(body: RotateBody) -> Response:
     return JSONBytes(dumps(result))
 
 
-errors.MODELS_BY_PATH["/api/rope/rotate"] = [RotateBody]

@@ -10,6 +10,8 @@ from pydantic import Field
 
 from app.core.plane import additive_positions, direction_degrees, polar, signed_angle_degrees
 from app.core.rope import rotate
+from app.views.rope_api import rotate_vectors
+from app.web.answers import Answer, Floats, Ints, doc
 from app.web.params import UI, Params
 from app.web.views import View, register
 
@@ -81,6 +83,73 @@ def _wrapped_degrees(angle: float) -> float:
     elif angle <= -180.0:
         angle += 360.0
     return angle
+
+
+class PlanePanel(Answer):
+    """The query and key rotated to one pair of positions (m, n)."""
+
+    m: int
+    n: int
+    q_rot: Floats = doc("The query rotated by m·θ, as (x, y).")
+    k_rot: Floats = doc("The key rotated by n·θ, as (x, y).")
+    q_direction: float = doc("Direction of q_rot, in degrees.")
+    k_direction: float = doc("Direction of k_rot, in degrees.")
+    angle: float = doc("Angle from q_rot to k_rot, in degrees.")
+    angle_between: float = doc("Unsigned angle between them, in degrees.")
+    dot: float = doc("q_rot · k_rot.")
+    score: float = doc("The attention score of this pair of positions.")
+
+
+class PlaneNorms(Answer):
+    """Vector lengths: given, rotated, and with an additive position vector instead."""
+
+    q: float
+    q_rot: float
+    q_add: float
+    k: float
+    k_rot: float
+    k_add: float
+
+
+class PlaneNormCurve(Answer):
+    """Query length against position, rotated and with an additive encoding."""
+
+    positions: Ints
+    rotated: Floats
+    additive: Floats
+
+
+class PlaneShiftCurve(Answer):
+    """The score when both positions move by the same shift."""
+
+    shift: Ints
+    rope: Floats
+    additive: Floats
+
+
+class PlaneAnswer(Answer):
+    """One 2-D pair of RoPE: a query and a key rotated to their positions, and what a shift changes."""
+
+    q_angle: float
+    q_len: float
+    k_angle: float
+    k_len: float
+    m: int
+    n: int
+    theta: float
+    shift: int
+    theta_degrees: float = doc("θ in degrees per position.")
+    offset: int = doc("n − m.")
+    original_angle: float = doc("Angle from q to k before rotation, in degrees.")
+    gap_turn_degrees: float = doc("How far (n − m)·θ turns the key relative to the query, in degrees.")
+    q: Floats = doc("The query (x, y).")
+    k: Floats = doc("The key (x, y).")
+    panels: list[PlanePanel] = doc("At (m, n), then at (m + shift, n + shift).")
+    score_change: float = doc("Score difference between the two panels (0 for RoPE, to rounding).")
+    angle_change: float = doc("Angle difference between the two panels.")
+    norms: PlaneNorms
+    norm_curve: PlaneNormCurve
+    shift_curve: PlaneShiftCurve
 
 
 def compute_rotation(params: RotationParams) -> dict[str, Any]:
@@ -161,6 +230,8 @@ register(
         section="Rotary",
         order=30,
         api_path="/api/rope/plane",
+        answer=PlaneAnswer,
+        routes=(rotate_vectors,),
         params=RotationParams,
         compute=compute_rotation,
         formulas=(

@@ -11,6 +11,7 @@ from pydantic import Field
 from app.core.frequencies import inverse_frequencies
 from app.core.scores import content_vectors, diagonal_spread, score_matrix, theta_identity_errors
 from app.settings import MAX_HEATMAP_CELLS
+from app.web.answers import Answer, Floats, Ints, MaskedMatrix, doc
 from app.web.csv_format import Columns
 from app.web.fields import Base, Content, Pairing, Seed
 from app.web.params import UI, Params
@@ -89,6 +90,52 @@ def identity_pairs(seq_len: int) -> list[tuple[int, int]]:
     return list(dict.fromkeys(pairs))
 
 
+class ScoresToeplitz(Answer):
+    """How far the score matrix is from depending on the offset n − m alone."""
+
+    spread: float = doc("Largest spread of the scores along one diagonal.")
+    offset: int = doc("The diagonal (n − m) where it is largest.")
+    scale: float = doc("Largest |score|, the yardstick of spread.")
+
+
+class ScoresIdentity(Answer):
+    """RoPE's identity R(m)ᵀR(n) = R(n − m) checked at one pair of positions."""
+
+    m: int
+    n: int
+    shift_error: float
+    orthogonality_error: float
+
+
+class ScoresAnswer(Answer):
+    """The RoPE attention-score matrix of one head, in blocks of positions when it is large."""
+
+    content: str
+    seq_len: int
+    head_dim: int
+    base: float
+    pairing: str
+    seed: int
+    causal: bool
+    theta_override: str
+    block: int = doc("Positions per block (1: every position has its own row and column).")
+    starts: Ints = doc("First position of each block.")
+    sizes: Ints = doc("Positions in each block.")
+    scores: MaskedMatrix = doc("scores[a][b]: the mean score of query block a on key block b; null where the causal mask hides it.")
+    inv_freq: Floats = doc("θ_j of each pair (radians per position).")
+    full_blocks: int = doc("Blocks holding `block` positions (the last may hold fewer).")
+    toeplitz: ScoresToeplitz
+    toeplitz_relative: float = doc("toeplitz.spread / toeplitz.scale.")
+    identity: list[ScoresIdentity] = doc("The identity checked at a few pairs of positions.")
+    identity_max_error: float = doc("Largest shift error over them.")
+    orthogonality_max_error: float = doc("Largest |RᵀR − I| over them.")
+    score_min: float | None = doc("Smallest score shown (null if every cell is masked).")
+    score_max: float | None = doc("Largest score shown (null if every cell is masked).")
+    content_dot: float | None = doc("q·k before rotation when one vector is used at every position; null for random content.")
+    masked_cells: int = doc("Cells hidden by the causal mask.")
+    cells: int = doc("Cells in the matrix.")
+
+
 def compute_scores(params: ScoresParams) -> dict[str, Any]:
     inv_freq = ladder(params)
     q, k = content_vectors(params.content, params.seq_len, params.head_dim, params.seed)
@@ -144,6 +191,7 @@ register(
         section="Rotary",
         order=50,
         api_path="/api/rope/scores",
+        answer=ScoresAnswer,
         params=ScoresParams,
         compute=compute_scores,
         formulas=(

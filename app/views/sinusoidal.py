@@ -9,6 +9,7 @@ from pydantic import Field, field_validator
 
 from app.core.sinusoidal import column_labels, sinusoid_frequencies, sinusoidal_table
 from app.settings import MAX_HEATMAP_CELLS
+from app.web.answers import Answer, Floats, Ints, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.fields import Base
 from app.web.params import UI, Display, Params
@@ -59,6 +60,22 @@ class SinusoidalDisplay(Display):
         return value
 
 
+class SinusoidalAnswer(Answer):
+    """The sinusoidal position table and what each of its columns holds."""
+
+    seq_len: int
+    dim: int
+    base: float
+    layout: str
+    start: int
+    positions: Ints = doc("The position of each row: start, start + 1, …")
+    frequencies: Floats = doc("Angular frequency w_i of each sine/cosine pair, in radians per position.")
+    shortest_wavelength: float = doc("2π / the largest w_i: positions per turn of the fastest pair.")
+    longest_wavelength: float = doc("2π / the smallest w_i: positions per turn of the slowest pair.")
+    columns: list[str] = doc("What each column holds, e.g. 'sin w_0'.")
+    table: Matrix = doc("One row per position, one column per dimension.")
+
+
 def compute_table(params: SinusoidalParams) -> dict[str, Any]:
     positions = np.arange(params.start, params.start + params.seq_len)
     frequencies = sinusoid_frequencies(params.dim, params.base, params.layout)
@@ -92,6 +109,7 @@ register(
         section="Foundations",
         order=20,
         api_path="/api/sinusoidal/table",
+        answer=SinusoidalAnswer,
         params=SinusoidalParams,
         display=SinusoidalDisplay,
         compute=compute_table,

@@ -16,11 +16,11 @@ from pydantic import Field
 from app.core import scaling
 from app.core.frequencies import inverse_frequencies, pair_with_turns, rotary_dim, wavelengths
 from app.views._rope_scaling import MAX_LENGTH, SHARED_DEFAULTS, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
-from app.views.ladder import scaled_result
-from app.views.presets import preset_links
+from app.views.ladder import Llama3Bands, Temperatures, scaled_result
+from app.views.presets import list_presets, preset_links
+from app.web.answers import Answer, Floats, Ints, Matrix, doc
 from app.web.fields import Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Display
-from app.web.templating import templates
 from app.web.views import View, register
 
 _F = scaling_fields(hidden=False)
@@ -56,6 +56,121 @@ class SpectrumDisplay(Display):
         Field(description="Horizontal axis of the per-pair plots: wavelength (log) or pair index."),
         UI("Horizontal axis"),
     ] = "wavelength"
+
+
+class SpectrumMethod(Answer):
+    """One scaling method at these parameters."""
+
+    title: str
+    summary: str
+    hf: bool = doc("Whether transformers implements it.")
+    available: bool = doc("Whether it can be evaluated at these parameters.")
+    reason: str | None = doc("Why it is not available.", optional=True)
+    inv_freq: Floats | None = doc("θ_j after scaling (when available).", optional=True)
+    scale: Floats | None = doc("inv_freq / unscaled_inv_freq (when available).", optional=True)
+    attention_factor: float | None = doc("When available.", optional=True)
+
+
+class SpectrumSelected(Temperatures):
+    """The chosen rope_type in full."""
+
+    inv_freq: Floats
+    scale: Floats
+
+
+class SpectrumRamp(Answer):
+    """YaRN's ramp as the paper writes it (in L/λ) and as the code does (in pair index)."""
+
+    wavelength: Floats
+    pair: Floats = doc("Pair index j (fractional) of each wavelength on the grid.")
+    paper_scale: Floats
+    code_scale: Floats
+    alpha: float
+    beta: float
+    correction_range: Floats
+    correction_range_unrounded: Floats
+    paper_edges: Floats
+
+
+class SpectrumCoverage(Answer):
+    """Largest angle each pair reaches in training and at the target length, unscaled and scaled."""
+
+    train_max_angle: Floats
+    target_unscaled: Floats
+    target_scaled: Floats
+
+
+class SpectrumAtFactor(Answer):
+    """The temperatures at the chosen factor."""
+
+    yarn: float
+    longrope: float
+    yarn_configured: float
+    softmax_scale_multiplier: float | None
+
+
+class SpectrumTemperature(Answer):
+    """YaRN's and LongRoPE's attention factors against the scale."""
+
+    scale: Floats
+    yarn: Floats
+    longrope: Floats
+    yarn_configured: Floats
+    softmax_scale_multiplier: Floats | None
+    mscale: float
+    mscale_all_dim: float
+    at_factor: SpectrumAtFactor
+
+
+class SpectrumDynamic(Answer):
+    """Dynamic NTK's base against the current length."""
+
+    length: Ints
+    base: list[float | None] | None = doc("The base at each length (null when the rotary dimension is 2: no dynamic base).")
+    max_position_embeddings: int
+    base_at_target: float | None = doc("The base at seq_len (null for a rotary dimension of 2).")
+    ntk_base: float | None = doc("The static NTK base b·s^(r/(r−2)) (null for a rotary dimension of 2).")
+
+
+class SpectrumLongRopeSwitch(Answer):
+    """LongRoPE's two factor sets, and which one transformers uses at the current length."""
+
+    short_scale: Floats = doc("θ'_j/θ_j with short_factor (seq_len ≤ L0).")
+    long_scale: Floats = doc("θ'_j/θ_j with long_factor (seq_len > L0).")
+    in_use: str = doc("'short' or 'long' at seq_len.")
+    switch_after: int = doc("L0: long_factor is used above it.")
+    attention_factor: float
+    lengths: Ints
+    pairs: Ints = doc("The pairs of scale_at_length.")
+    scale_at_length: Matrix = doc("θ'_j/θ_j of each pair in `pairs` (rows) at each length (columns).")
+
+
+class SpectrumAnswer(Answer):
+    """What each RoPE scaling method does to every pair, with the chosen rope_type in full."""
+
+    head_dim: int
+    base: float
+    rotary_dim: int
+    train_len: int = doc("original_max_position_embeddings.")
+    target_len: int = doc("seq_len.")
+    factor: float
+    rope_type: str
+    pair: Ints
+    unscaled_inv_freq: Floats
+    wavelength: Floats = doc("Unscaled wavelength of each pair.")
+    methods: dict[str, SpectrumMethod] = doc("Every method, keyed by rope_type.")
+    selected: SpectrumSelected
+    target_scale: float = doc("seq_len / original_max_position_embeddings.")
+    extends: bool = doc("Whether target_scale > 1.")
+    reason: str | None = doc("Why nothing is extended (null when something is).")
+    longrope_switch: SpectrumLongRopeSwitch | None = doc("LongRoPE only (null for other rope types).")
+    critical_pair: float = doc("Pair index whose wavelength equals the training length.")
+    pairs_below_train_len: int = doc("Pairs whose wavelength is shorter than the training length.")
+    ramp: SpectrumRamp
+    llama3_bands: Llama3Bands | None = doc("Null when high_freq_factor < low_freq_factor.")
+    coverage: SpectrumCoverage
+    temperature: SpectrumTemperature
+    dynamic: SpectrumDynamic
 
 
 def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
@@ -192,6 +307,7 @@ def spectrum_csv(data: dict[str, Any]):
     return header, rows
 
 
+
 register(
     View(
         name="spectrum",
@@ -201,6 +317,9 @@ register(
         section="Context extension",
         order=200,
         api_path="/api/rope/spectrum",
+        answer=SpectrumAnswer,
+        template_context={"rope_presets": preset_links},
+        routes=(list_presets,),
         params=SpectrumParams,
         display=SpectrumDisplay,
         compute=compute_spectrum,
@@ -228,6 +347,3 @@ register(
 )
 
 
-# ---- presets as links (app/views/presets.py builds them: every parameter in the link) -------------
-
-templates.env.globals["rope_presets"] = preset_links

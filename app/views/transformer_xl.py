@@ -9,6 +9,7 @@ import numpy as np
 from pydantic import Field
 
 from app.core.transformer_xl import constancy, position_bias, relative_inverse_frequencies, score_terms, stand_in_weights
+from app.web.answers import Answer, Floats, Ints, MaskedMatrix, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.fields import Seed
 from app.web.params import UI, Params
@@ -43,6 +44,41 @@ class TransformerXLParams(Params):
         Field(description="Token embeddings: a different seeded vector per position ('random') or one vector repeated ('repeated')."),
         UI("Tokens", help="repeated: every term then depends on i − j at most"),
     ] = "random"
+
+
+class XLStructure(Answer):
+    """How much a term varies along diagonals, columns and rows (0: constant along them)."""
+
+    diagonal: float
+    column: float
+    row: float
+
+
+class TransformerXLAnswer(Answer):
+    """Transformer-XL's relative attention score split into its four terms."""
+
+    query_len: int
+    key_len: int
+    d_model: int
+    seed: int
+    content: str
+    convention: str = doc("Which offset convention the sinusoids R use.")
+    query_positions: Ints
+    key_positions: Ints
+    offsets: Ints = doc("The offsets R is evaluated at.")
+    inv_freq: Floats
+    R: Matrix = doc("Sinusoidal embedding of each offset.")
+    offset_matrix: list[Ints] = doc("The offset of query i and key j.")
+    terms: dict[str, MaskedMatrix] = doc(
+        "The four terms of the score and their sum, one row per query, keyed 'a' (content–content), 'b' "
+        "(content–position), 'c' (global content bias u), 'd' (global position bias v) and 'sum'; null where masked."
+    )
+    scale: float = doc("1/√d_model.")
+    structure: dict[str, XLStructure] = doc("How each term (keyed as in `terms`) varies.")
+    position_bias: Floats = doc("(d) per offset: v · W_R R.")
+    content_bias: Floats = doc("(c) per key: u · W_k x.")
+    u: Floats = doc("The global content bias u.")
+    v: Floats = doc("The global position bias v.")
 
 
 def compute_transformer_xl(params: TransformerXLParams) -> dict[str, Any]:
@@ -92,6 +128,7 @@ register(
         section="Other families",
         order=125,
         api_path="/api/relative/transformer-xl",
+        answer=TransformerXLAnswer,
         params=TransformerXLParams,
         compute=compute_transformer_xl,
         formulas=(

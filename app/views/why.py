@@ -9,6 +9,7 @@ import numpy as np
 from pydantic import Field, field_validator
 
 from app.core.attention import POSITIONS, encode_sentence, reorder, word_key
+from app.web.answers import Answer, Floats, Ints, Matrix, doc
 from app.web.fields import Seed
 from app.web.params import UI, Display, Params
 from app.web.rules import Bound
@@ -110,6 +111,60 @@ def repeated_groups(words: list[str]) -> list[list[int]]:
     return [positions for positions in groups.values() if len(positions) > 1]
 
 
+class OrderScheme(Answer):
+    """One position scheme's attention output for the sentence and for its reordering."""
+
+    out: Floats = doc("Attention output of the chosen word in the sentence.")
+    other_out: Floats = doc("The same word's output in the reordered sentence.")
+    diff: Floats = doc("other_out − out.")
+    diff_norm: float = doc("Euclidean length of diff.")
+    max_abs_diff: float = doc("Largest |diff| component.")
+    identical: bool = doc("Whether the two outputs are equal (to rounding).")
+    equivariant: bool = doc("Whether every row of the output just moves with its word under the reordering.")
+    largest_row_difference: float = doc("Largest difference between a row and its moved counterpart.")
+    scores: Matrix = doc("Attention scores, one row per query word.")
+    weights: Floats = doc("Softmax weights of the chosen word over the sentence.")
+    other_weights: Floats = doc("The same word's weights over the reordered sentence.")
+
+
+class OrderSchemes(Answer):
+    """The outputs under each position scheme."""
+
+    none: OrderScheme
+    learned: OrderScheme
+    sinusoidal: OrderScheme
+    rope: OrderScheme
+
+
+class OrderRepeat(Answer):
+    """A word that occurs more than once, and whether each scheme tells its occurrences apart."""
+
+    word: str
+    positions: Ints
+    none: bool
+    learned: bool
+    sinusoidal: bool
+    rope: bool
+
+
+class OrderAnswer(Answer):
+    """What attention sees of a sentence and of the same words reordered, without and with positions."""
+
+    sentence: str
+    words: list[str] = doc("The sentence's words in order.")
+    other_words: list[str] = doc("The reordered words.")
+    perm: Ints = doc("other_words[i] = words[perm[i]].")
+    word: int
+    word_text: str = doc("The chosen word.")
+    other_index: int = doc("Where the chosen word lands in the reordering.")
+    dim: int
+    seed: int
+    reorder: str
+    positions: list[str] = doc("The position schemes compared, in order.")
+    schemes: OrderSchemes
+    repeats: list[OrderRepeat] = doc("Every repeated word (empty when none is).")
+
+
 def compute_why(params: WhyParams) -> dict[str, Any]:
     words = split_sentence(params.sentence)
     perm = reorder(words, params.reorder, params.seed)
@@ -171,6 +226,7 @@ register(
         section="Foundations",
         order=5,
         api_path="/api/attention/order",
+        answer=OrderAnswer,
         params=WhyParams,
         display=WhyDisplay,
         compute=compute_why,

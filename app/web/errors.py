@@ -21,7 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Match
 
-from app.web.params import allowed_text, schema_of
+from app.web.params import allowed_text, field_schemas, per_process
 from app.web.responses import JSONBytes, dumps
 
 log = logging.getLogger("app.errors")
@@ -30,15 +30,26 @@ log = logging.getLogger("app.errors")
 MODELS_BY_PATH: dict[str, list[type[BaseModel]]] = {}
 
 
+def error_item(kind: str, loc: list[Any], param: str, msg: str, allowed: str | None = None) -> dict[str, Any]:
+    """The one shape of a 4xx item (API answers and page problems alike)."""
+    item: dict[str, Any] = {"type": kind, "loc": loc, "param": param, "msg": msg}
+    if allowed:
+        item["allowed"] = allowed
+    return item
+
+
+def error_body(*items: dict[str, Any]) -> bytes:
+    return dumps({"detail": list(items)})
+
+
+def error_response(status: int, *items: dict[str, Any], headers: dict[str, str] | None = None) -> Response:
+    return JSONBytes(error_body(*items), status_code=status, headers=headers)
+
+
+@per_process
 def allowed_by_field(model: type[BaseModel]) -> dict[str, str]:
-    schema = schema_of(model)
-    definitions = schema.get("$defs", {})
-    allowed = {}
-    for name, field_schema in schema.get("properties", {}).items():
-        if "$ref" in field_schema:
-            field_schema = definitions.get(field_schema["$ref"].rsplit("/", 1)[-1], field_schema)
-        allowed[name] = allowed_text(field_schema)
-    return allowed
+    """What each field of ``model`` allows, as a sentence (built once per model)."""
+    return {name: allowed_text(schema) for name, schema in field_schemas(model).items()}
 
 
 def describe_errors(errors: list[dict[str, Any]], models: list[type[BaseModel]]) -> list[dict[str, Any]]:
@@ -61,17 +72,13 @@ def describe_errors(errors: list[dict[str, Any]], models: list[type[BaseModel]])
             # A whole-model rule (app.core.scaling.ScalingError) names the field it concerns.
             fields, loc = [named], [*loc, named]
         param = fields[0] if fields else ("body" if loc[:1] == ["body"] else "")
-        item: dict[str, Any] = {"type": error.get("type", "value_error"), "loc": loc, "param": param}
-        if param == "body" and fields == [] and models:
-            item["msg"] = _body_message(error)
-            item["allowed"] = "a JSON object with the fields " + ", ".join(known)
-        elif error.get("type") == "extra_forbidden":
-            item["msg"] = f"Unknown parameter {param!r}"
-            item["allowed"] = "one of " + ", ".join(known) if known else "no parameters"
+        kind = error.get("type", "value_error")
+        if param == "body" and fields == []:
+            item = error_item(kind, loc, param, _body_message(error), "a JSON object" + (" with the fields " + ", ".join(known) if known else ""))
+        elif kind == "extra_forbidden":
+            item = error_item(kind, loc, param, f"Unknown parameter {param!r}", "one of " + ", ".join(known) if known else "no parameters")
         else:
-            item["msg"] = str(error.get("msg", "Invalid value")).removeprefix("Value error, ")
-            if param in allowed:
-                item["allowed"] = allowed[param]
+            item = error_item(kind, loc, param, str(error.get("msg", "Invalid value")).removeprefix("Value error, "), allowed.get(param))
         value = error.get("input")
         at = loc.index(param) if param in loc else -1
         if at >= 0 and len(loc) > at + 1 and isinstance(loc[at + 1], int) and isinstance(value, str) and "," in value:
@@ -112,13 +119,13 @@ def capped(items: list[dict[str, Any]], total: int | None = None) -> list[dict[s
             kept.append(item)
     more = (len(items) if total is None else total) - len(kept)
     if more > 0:
-        kept.append({"type": "too_many_errors", "loc": [], "param": "", "msg": f"{more} more problem{'s' if more > 1 else ''} not listed"})
+        kept.append(error_item("too_many_errors", [], "", f"{more} more problem{'s' if more > 1 else ''} not listed"))
     return kept
 
 
 def unknown_parameters(names: list[str]) -> list[dict[str, Any]]:
     """Page problems for query names no model knows (the page ignores them and still draws)."""
-    return [{"param": name, "msg": f"Unknown parameter {name!r}; it was ignored.", "loc": ["query", name]} for name in names]
+    return [error_item("extra_forbidden", ["query", name], name, f"Unknown parameter {name!r}; it was ignored.") for name in names]
 
 
 def validation_response(errors: list[dict[str, Any]], models: list[type[BaseModel]]) -> Response:
@@ -128,7 +135,7 @@ def validation_response(errors: list[dict[str, Any]], models: list[type[BaseMode
         first.setdefault(tuple(error.get("loc", ()))[:2], error)
         if len(first) > MAX_ERROR_ITEMS:
             break
-    return JSONBytes(dumps({"detail": capped(describe_errors(list(first.values()), models), len(errors))}), status_code=422)
+    return error_response(422, *capped(describe_errors(list(first.values()), models), len(errors)))
 
 
 def install(app: FastAPI, render_error_page) -> None:
@@ -138,14 +145,9 @@ def install(app: FastAPI, render_error_page) -> None:
     async def request_validation(request: Request, exc: RequestValidationError) -> Response:
         if request.method == "POST" and not _json_content_type(request.headers.get("content-type", "application/json")):
             # FastAPI reads a body of another media type as bytes, then calls it an invalid object.
-            item = {
-                "type": "unsupported_media_type",
-                "loc": ["header", "content-type"],
-                "param": "content-type",
-                "msg": f"The body must be JSON, not {request.headers['content-type'][:100]!r}",
-                "allowed": "application/json",
-            }
-            return JSONBytes(dumps({"detail": [item]}), status_code=415, headers={"Accept-Post": "application/json"})
+            item = error_item("unsupported_media_type", ["header", "content-type"], "content-type",
+                              f"The body must be JSON, not {request.headers['content-type'][:100]!r}", "application/json")
+            return error_response(415, item, headers={"Accept-Post": "application/json"})
         models = MODELS_BY_PATH.get(request.url.path, [])
         return validation_response(list(exc.errors()), models)
 
@@ -166,7 +168,7 @@ def install(app: FastAPI, render_error_page) -> None:
             headers = dict(exc.headers or {})
             if exc.status_code == 405:
                 headers["Allow"] = _allowed_methods(request)
-            return JSONBytes(dumps({"detail": [_http_item(request, exc, headers)]}), status_code=exc.status_code, headers=headers)
+            return error_response(exc.status_code, _http_item(request, exc, headers), headers=headers)
         return render_error_page(request, exc.status_code, str(exc.detail))
 
     @app.exception_handler(Exception)
@@ -211,30 +213,17 @@ def _allowed_methods(request: Request) -> str:
 def _http_item(request: Request, exc: HTTPException, headers: dict[str, str]) -> dict[str, Any]:
     status = exc.status_code
     if status == 404:
-        return {
-            "type": "not_found",
-            "loc": ["path"],
-            "param": "path",
-            "msg": exc.detail if exc.detail != "Not Found" else f"Nothing here: {request.url.path}",
-            "allowed": "the paths listed at /docs (and in /openapi.json)",
-        }
+        message = exc.detail if exc.detail != "Not Found" else f"Nothing here: {request.url.path}"
+        return error_item("not_found", ["path"], "path", message, "the paths listed at /docs (and in /openapi.json)")
     if status == 405:
-        allowed = headers.get("Allow", "")
-        return {
-            "type": "method_not_allowed",
-            "loc": ["method"],
-            "param": "method",
-            "msg": f"Method {request.method} is not allowed here",
-            "allowed": allowed or "see /docs",
-        }
-    return {"type": f"http_{status}", "loc": [], "param": "", "msg": str(exc.detail)}
+        return error_item("method_not_allowed", ["method"], "method", f"Method {request.method} is not allowed here", headers.get("Allow") or "see /docs")
+    return error_item(f"http_{status}", [], "", str(exc.detail))
 
 
 def _body_too_large() -> Response:
     from app.settings import MAX_BODY_BYTES
-    from app.web.security import error_body
 
-    return JSONBytes(error_body("too_large", "body", "Request body too large", f"at most {MAX_BODY_BYTES} bytes"), status_code=413)
+    return error_response(413, error_item("too_large", ["body"], "body", "Request body too large", f"at most {MAX_BODY_BYTES} bytes"))
 
 
 def _wants_html(request: Request) -> bool:

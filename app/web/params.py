@@ -36,6 +36,20 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
     return model.model_json_schema()
 
 
+def resolve(schema: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    """``schema``, or the definition its ``$ref`` names (``#/$defs/X``, ``#/components/schemas/X``)."""
+    if "$ref" in schema:
+        return definitions.get(schema["$ref"].rsplit("/", 1)[-1], {})
+    return schema
+
+
+@per_process
+def field_schemas(model: type[BaseModel]) -> dict[str, dict[str, Any]]:
+    """The JSON schema of each field of ``model``, references resolved (built once per model)."""
+    schema = schema_of(model)
+    return {name: resolve(prop, schema.get("$defs", {})) for name, prop in schema.get("properties", {}).items()}
+
+
 class Params(BaseModel):
     """Parameters of one computation: frozen (hashable, memoisable) and strict about names.
 

@@ -23,7 +23,7 @@ from app.web.responses import COMPACT_MEDIA_TYPE, dumps, dumps_compact, embed_js
 from app.web.rules import rule_specs
 from app.web.security import PAGE_HEADERS, content_security_policy
 from app.web.templating import canonical_items, controls_for, field_specs, mathml, templates
-from app.web.views import REGISTRY, View, ordered
+from app.web.views import REGISTRY, Route, View, ordered
 
 
 API_CACHE_CONTROL = f"public, max-age={API_CACHE_SECONDS}"
@@ -40,15 +40,28 @@ def json_body(view: View, params: Params) -> bytes:
 
 
 def api_router(views: list[View]) -> APIRouter:
+    """Every view's JSON twin, its CSV export and its own operations (``View.routes``)."""
     router = APIRouter()
     for view in views:
-        _add_api_route(router, view)
-        if view.csv is not None:
-            _add_csv_route(router, view)
+        for route in (_twin(view), *([_csv(view)] if view.csv is not None else []), *view.routes):
+            router.add_api_route(
+                route.path,
+                route.endpoint,
+                methods=list(route.methods),
+                name=route.name or None,
+                summary=route.summary,
+                description=route.description,
+                tags=[view.section],
+                response_class=Response,
+                responses={200: {"description": route.response_description,
+                                 **({"model": route.answer} if route.answer else {"content": {route.media_type: {}}})}},
+            )
+            if route.models:
+                errors.MODELS_BY_PATH[route.path] = list(route.models)
     return router
 
 
-def _add_api_route(router: APIRouter, view: View) -> None:
+def _twin(view: View) -> Route:
     model = view.params
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
@@ -62,77 +75,47 @@ def _add_api_route(router: APIRouter, view: View) -> None:
     description = view.api_description or view.summary
     if view.examples:
         description += "\n\nExamples:\n\n" + "\n".join(f"- `{view.api_path}?{example}`" for example in view.examples)
-    router.add_api_route(
-        view.api_path,
-        endpoint,
-        methods=["GET"],
-        name=f"api_{view.name}",
-        summary=view.title,
-        description=description,
-        tags=[view.section],
-        response_class=Response,
-        responses={200: {"content": {JSON_MEDIA_TYPE: {}}, "description": "The data the page plots."}},
-    )
-    errors.MODELS_BY_PATH[view.api_path] = [model]
+    return Route(view.api_path, endpoint, view.answer, view.title, description, "The data the page plots.", models=(model,), name=f"api_{view.name}")
 
 
-def _add_csv_route(router: APIRouter, view: View) -> None:
+def _csv(view: View) -> Route:
     model = view.params
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
         make = lambda: csv_bytes(*view.csv(view.compute(params)))  # noqa: E731
         return cached_response(request, ("csv", view.name, params), make, CSV_MEDIA_TYPE, "csv", cache_control=API_CACHE_CONTROL)
 
-    router.add_api_route(
-        view.api_path + ".csv",
-        endpoint,
-        methods=["GET"],
-        name=f"csv_{view.name}",
-        summary=f"{view.title} (CSV)",
-        description=(
-            f"The data of `{view.api_path}` as CSV, with the same parameters.  Exports over "
-            f"{GZIP_MAX_BYTES // (1024 * 1024)} MiB are sent without gzip (compressing them would cost more than the request)."
-        ),
-        tags=[view.section],
-        response_class=Response,
-        responses={200: {"content": {"text/csv": {}}, "description": "The plotted data as a table."}},
+    description = (
+        f"The data of `{view.api_path}` as CSV, with the same parameters.  Exports over "
+        f"{GZIP_MAX_BYTES // (1024 * 1024)} MiB are sent without gzip (compressing them would cost more than the request)."
     )
-    errors.MODELS_BY_PATH[view.api_path + ".csv"] = [model]
+    return Route(view.api_path + ".csv", endpoint, None, f"{view.title} (CSV)", description, "The plotted data as a table.",
+                 models=(model,), name=f"csv_{view.name}", media_type="text/csv")
 
 
 def api_operation(
-    router: APIRouter,
     path: str,
     model: type[BaseModel],
     build: Callable[[Any], Any],
     *,
+    answer: type[BaseModel],
     name: str,
     summary: str,
     description: str,
     response_description: str,
-) -> None:
-    """Add an API-only ``GET path`` to ``router``, answered like the JSON twins.
+) -> Route:
+    """An API-only ``GET path`` answered like the JSON twins, for ``View.routes``.
 
-    The query is validated by ``model`` (422s name the field: the model is registered in
-    ``errors.MODELS_BY_PATH``); the body is ``dumps(build(params))``, made once per distinct
-    parameters and kept in the response cache, with an ETag, Cache-Control and 304 on revalidation.
+    The query is validated by ``model`` (422s name the field); the body is ``dumps(build(params))``,
+    made once per distinct parameters and kept in the response cache, with an ETag, Cache-Control
+    and 304 on revalidation.
     """
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
         make = lambda: dumps(build(params))  # noqa: E731
         return cached_response(request, ("operation", path, params), make, JSON_MEDIA_TYPE, "json", cache_control=API_CACHE_CONTROL)
 
-    router.add_api_route(
-        path,
-        endpoint,
-        methods=["GET"],
-        name=name,
-        summary=summary,
-        description=description,
-        response_class=Response,
-        responses={200: {"content": {JSON_MEDIA_TYPE: {}}, "description": response_description}},
-    )
-    errors.MODELS_BY_PATH[path] = [model]
+    return Route(path, endpoint, answer, summary, description, response_description, models=(model,), name=name)
 
 
 def page_router(views: list[View]) -> APIRouter:
@@ -192,7 +175,7 @@ def render_view(request: Request, view: View) -> Response:
     problems = errors.describe_errors(compute_errors, [view.params]) + errors.describe_errors(display_errors, [view.display])
     problems = errors.capped(problems + errors.unknown_parameters(unknown))
     if too_many:
-        problems = [{"param": "", "loc": ["query"], "msg": f"Too many query parameters ({len(items)}, at most {MAX_QUERY_ITEMS}); all were ignored."}]
+        problems = [errors.error_item("too_many_parameters", ["query"], "", f"Too many query parameters ({len(items)}, at most {MAX_QUERY_ITEMS}); all were ignored.")]
 
     compute_query = canonical_items(params, view.params)
     page_query = compute_query + canonical_items(display, view.display)
@@ -217,6 +200,7 @@ def render_view(request: Request, view: View) -> Response:
         }
         full_query = [(name, value) for name, value in page_query if name != "embed"]
         context = {
+            **view.template_context,
             "view": view,
             "nav": ordered(),
             "controls": controls_for(view.params, params, by_field, "compute"),

@@ -169,10 +169,10 @@ def _content_length(scope: Scope) -> int | None:
 
 
 def error_body(kind: str, param: str, msg: str, allowed: str) -> bytes:
-    """The 4xx JSON shape of app/web/errors.py, for answers made before the app runs."""
-    import orjson
+    """The 4xx JSON of app/web/errors.py, for answers made before the app runs."""
+    from app.web import errors
 
-    return orjson.dumps({"detail": [{"type": kind, "loc": [param], "param": param, "msg": msg, "allowed": allowed}]})
+    return errors.error_body(errors.error_item(kind, [param], param, msg, allowed))
 
 
 async def _refuse(send: Send, status: int, kind: str, param: str, msg: str, allowed: str) -> None:

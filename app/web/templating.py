@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from app import __version__
 from app.settings import STATIC_DIR, TEMPLATES_DIR
 from app.web.errors import allowed_by_field
-from app.web.params import UI, per_process, schema_of
+from app.web.params import UI, field_schemas, per_process, schema_of
 from app.web.views import by_section
 
 templates = Jinja2Templates(directory=str(TEMPLATES_DIR))
@@ -94,14 +94,6 @@ _CONSTRAINTS = (
 )
 
 
-def _property(model: type[BaseModel], name: str) -> dict[str, Any]:
-    schema = schema_of(model)
-    prop = schema.get("properties", {}).get(name, {})
-    if "$ref" in prop:
-        prop = schema.get("$defs", {}).get(prop["$ref"].rsplit("/", 1)[-1], prop)
-    return prop
-
-
 @per_process
 def field_specs(model: type[BaseModel], role: str) -> list[dict[str, Any]]:
     """What the page script needs of each field: how to read and write it in the URL (type,
@@ -111,7 +103,7 @@ def field_specs(model: type[BaseModel], role: str) -> list[dict[str, Any]]:
     defaults = model()
     allowed = allowed_by_field(model)
     for name, field in model.model_fields.items():
-        prop = _property(model, name)
+        prop = field_schemas(model).get(name, {})
         nullable = False
         if "anyOf" in prop:
             options = [option for option in prop["anyOf"] if option.get("type") != "null"]
@@ -136,9 +128,7 @@ def field_specs(model: type[BaseModel], role: str) -> list[dict[str, Any]]:
 
 def controls_for(model: type[BaseModel], values: BaseModel, errors: dict[str, str], role: str) -> list[dict[str, Any]]:
     """Everything a template needs to draw one control per field that has ``UI`` metadata."""
-    schema = schema_of(model)
-    properties = schema.get("properties", {})
-    definitions = schema.get("$defs", {})
+    properties = field_schemas(model)
     allowed = allowed_by_field(model)
     controls = []
     for name, field in model.model_fields.items():
@@ -146,8 +136,6 @@ def controls_for(model: type[BaseModel], values: BaseModel, errors: dict[str, st
         if ui is None or ui.kind == "hidden":
             continue
         prop = properties.get(name, {})
-        if "$ref" in prop:
-            prop = definitions.get(prop["$ref"].rsplit("/", 1)[-1], prop)
         value = getattr(values, name)
         kind = ui.kind or _auto_kind(prop)
         low = prop.get("minimum", prop.get("exclusiveMinimum"))

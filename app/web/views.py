@@ -4,7 +4,9 @@ A view is a pure function of its URL query.  ``params`` validates the query for 
 ``compute`` turns validated parameters into a plain result dict that feeds the page's first
 paint (embedded in the HTML) and the ``/api/...`` response alike.  Adding a lesson is adding a
 module under ``app/views/`` that calls :func:`register`; routes, navigation, contract tests and
-the home page pick it up from the registry.
+the home page pick it up from the registry.  API operations without a page of their own are
+``Route`` entries of the view they belong to (``View.routes``); what a page template needs beyond
+the view's data is ``View.template_context``.
 """
 
 from __future__ import annotations
@@ -12,11 +14,43 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
+from pydantic import BaseModel
+
+from app.web.answers import describe_echoes
 from app.web.params import Display, Params
 
 CsvTable = tuple[list[str], list[list[Any]]]
+
+
+@dataclass(frozen=True)
+class Route:
+    """An API operation of a view without a page of its own (a POST, an API-only GET)."""
+
+    path: str
+    endpoint: Callable[..., Any]
+    """A FastAPI endpoint (its parameters say what it reads) returning a ``Response``."""
+    answer: type[BaseModel] | None
+    """Its 200 JSON answer (app/web/answers.py); None for a body that is not JSON (``media_type``)."""
+    summary: str
+    description: str
+    response_description: str
+    methods: tuple[str, ...] = ("GET",)
+    models: tuple[type[BaseModel], ...] = ()
+    """The models validating its query or body: a 422 names their fields and what they allow."""
+    name: str = ""
+    media_type: str = "application/json"
+
+
+def route(path: str, *, answer: type[BaseModel], summary: str, description: str, response_description: str,
+          methods: tuple[str, ...] = ("GET",), models: tuple[type[BaseModel], ...] = ()) -> Callable[[Callable[..., Any]], Route]:
+    """Decorate an endpoint into a :class:`Route` for ``View.routes``."""
+
+    def make(endpoint: Callable[..., Any]) -> Route:
+        return Route(path, endpoint, answer, summary, description, response_description, methods, models, endpoint.__name__)
+
+    return make
 
 
 @dataclass(frozen=True)
@@ -34,6 +68,8 @@ class View:
     api_path: str
     params: type[Params]
     compute: Callable[[Any], dict[str, Any]]
+    answer: type[BaseModel] | None = None
+    """The JSON answer of ``compute`` as a model (app/web/answers.py): documentation and tests only."""
     display: type[Display] = Display
     formulas: tuple[str, ...] = ()
     """LaTeX of the formulas the page draws, rendered as MathML beside the plot."""
@@ -47,6 +83,10 @@ class View:
     pending: Callable[[Any], bool] | None = None
     """True when ``compute`` would take seconds for these parameters (a model's pass not made yet):
     the page then embeds no data and its script fetches the twin, showing progress meanwhile."""
+    routes: tuple[Route, ...] = ()
+    """API operations of this lesson beyond its twin and CSV."""
+    template_context: Mapping[str, Any] = field(default_factory=dict)
+    """Extra names for the page template (e.g. a function drawing preset links)."""
 
     @property
     def nav_title(self) -> str:
@@ -62,6 +102,12 @@ def register(view: View) -> View:
     overlap = set(view.params.model_fields) & set(view.display.model_fields)
     if overlap:
         raise ValueError(f"view {view.name!r}: fields {sorted(overlap)} are both computed and display-only")
+    if view.answer is None:
+        raise ValueError(f"view {view.name!r} declares no answer model")
+    describe_echoes(view.answer, view.params)
+    for route in view.routes:
+        if route.answer is not None:
+            describe_echoes(route.answer, *route.models)
     REGISTRY[view.name] = view
     return view
 

@@ -41,6 +41,13 @@ def test_page_fetch_decodes_to_the_json_twin(page, base_url, view):
         "/api/rope/scores?seq_len=512&causal=true",  # Toeplitz: sent as its diagonals
         "/api/rope/scores?seq_len=300&content=random",
         "/api/sinusoidal/table?seq_len=512&dim=512",
+        # every other view whose answer can hold a typed array (1024+ float64 values), moved there:
+        # at their defaults only sinusoidal, scores, absolute, learned and relative send one
+        "/api/rope/conventions?seq_len=64&head_dim=64",
+        "/api/rope/mrope?grid_h=32&grid_w=32",
+        "/api/relative/transformer-xl?query_len=64&key_len=64",
+        "/api/rope/offsets?columns=2000&max_offset=100000",
+        "/api/compare?max_offset=2000",
     ],
 )
 def test_large_matrices_decode_exactly(page, base_url, url):
@@ -58,7 +65,7 @@ def test_slider_move_draws_the_same_plot_as_loading_the_address(page, base_url):
     before = snapshot(page, "plot-scores")
     nudge_slider(page, "head_dim")
     wait_for_data_change(page, "plot-scores", before)
-    page.wait_for_load_state("networkidle")
+    page.wait_for_function("() => new URLSearchParams(location.search).has('head_dim')")  # the address of what is drawn
     moved = snapshot(page, "plot-scores")
     page.goto(page.url)
     wait_for_plot(page, "plot-scores")

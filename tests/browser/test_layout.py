@@ -174,20 +174,26 @@ SIZES_JS = """() => [...document.querySelectorAll('.plot')].filter((el) => el._f
 def test_plots_follow_the_window_as_it_shrinks_and_grows(browser, base_url, name):
     context, page, problems = open_at(browser, base_url, name, 1280, 900)
     try:
-        def settled_sizes():
-            page.wait_for_timeout(250)
+        def settled_sizes(before=None):
+            """The plots' sizes once every plot has the size of its box (and, after a resize, once
+            every plot's box has changed from ``before``: the resize has reached each of them)."""
             page.evaluate(SHOW_EVERY_PLOT_JS)
             page.wait_for_function(DRAW_PENDING_JS)
             page.wait_for_function(
-                f"() => ({SIZES_JS})().every(([id, w, fw, h, fh]) => Math.abs(w - fw) <= 1 && Math.abs(h - fh) <= 1)"
+                f"""(before) => {{
+                    const now = ({SIZES_JS})();
+                    const moved = !before || now.every(([id, w], i) => before[i] && before[i][0] === id && before[i][1] !== w);
+                    return moved && now.every(([id, w, fw, h, fh]) => Math.abs(w - fw) <= 1 && Math.abs(h - fh) <= 1);
+                }}""",
+                arg=before,
             )
             return page.evaluate(SIZES_JS)
 
         wide = settled_sizes()
         page.set_viewport_size({"width": 760, "height": 900})
-        narrow = settled_sizes()
+        narrow = settled_sizes(wide)
         page.set_viewport_size({"width": 1280, "height": 900})
-        again = settled_sizes()
+        again = settled_sizes(narrow)
         assert all(n[1] < w[1] for n, w in zip(narrow, wide)), (wide, narrow)
         assert again == wide
         assert problems == []

@@ -35,6 +35,11 @@ document.addEventListener('securitypolicyviolation', (event) => {
 """
 
 
+# Whether a parameter is computed by the server (else it only changes what is drawn).
+COMPUTED_JS = """(name) => JSON.parse(document.getElementById('page-data').textContent)
+    .fields.some((field) => field.name === name && field.role === 'compute')"""
+
+
 def exercise(page) -> None:
     """Hover every plot, then move the first slider and wait for the address to change."""
     page.wait_for_function(ALL_PLOTS_DRAWN)
@@ -46,11 +51,16 @@ def exercise(page) -> None:
     slider = page.locator('input[type="range"]')
     if slider.count():
         before = page.url
+        name = slider.first.get_attribute("data-param")
+        computed = page.evaluate(COMPUTED_JS, name)
         slider.first.focus()
-        slider.first.press("ArrowRight")
+        if computed:  # a computed parameter: the page asks its JSON twin, under the same policy
+            with page.expect_response(lambda response: "/api/" in response.url and f"{name}=" in response.url):
+                slider.first.press("ArrowRight")
+        else:
+            slider.first.press("ArrowRight")
         page.wait_for_function("(before) => window.location.href !== before", arg=before)
         page.wait_for_function(ALL_PLOTS_DRAWN)
-        page.wait_for_load_state("networkidle")
 
 
 @pytest.mark.parametrize(

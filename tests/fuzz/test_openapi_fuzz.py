@@ -19,7 +19,8 @@ inputs.  Bounded for CI (cases per operation below: about 10,000 in all, ~90 s o
 and derandomised, so every run sends the same requests.  ``python -m bench --sections fuzz`` runs
 the same tests with many more cases (FUZZ_EXAMPLES, FUZZ_CSV_EXAMPLES).
 
-Every JSON answer is checked against the 200 schema the app documents (app/web/apidocs.py).
+Every JSON answer is checked against the 200 schema the app documents: the answer model each
+operation declares (app/web/answers.py).
 """
 
 from __future__ import annotations

@@ -1,0 +1,76 @@
+"""Declared answers: the JSON body of every operation as a pydantic model.
+
+Each view declares its answer beside its compute function (``View.answer``, ``Operation.answer``);
+the OpenAPI document, /docs, generated clients and the tests read these models.  They are never
+run on a request: an answer is a dict of numpy arrays written by orjson, and validating a 512 × 512
+table per request would cost more than computing it.  The tests validate real answers against the
+declared schemas instead (tests/api/test_openapi_answers.py, tests/fuzz).
+
+Conventions: a JSON number that is always whole is ``int``; ``null`` appears only where a value can
+be missing (a masked score, NaN or ±inf, which JSON cannot carry, a quantity that does not apply),
+and is declared there; a key present only for some parameters has a default of ``None`` (not
+required, never sent as null).  Keys a view adds later are allowed (no ``additionalProperties:
+false``), so a client generated today keeps working.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+Floats = list[float]
+Ints = list[int]
+Matrix = list[list[float]]
+MaskedMatrix = list[list[float | None]]
+"""Rows of numbers where a cell can be null: masked (causal) cells, or ±inf/NaN."""
+
+
+class Answer(BaseModel):
+    """Base of every declared answer."""
+
+
+def doc(description: str, *, optional: bool = False) -> Any:
+    """A field's description; ``optional``: the key is absent for some parameters."""
+    if optional:
+        return Field(default=None, description=description)
+    return Field(description=description)
+
+
+# Quantities many answers carry, described once.
+COMMON = {
+    "rotary_dim": "Dimensions that rotate, r = int(head_dim × partial_rotary_factor); r/2 pairs.",
+    "pair": "Pair index j, 0 … r/2 − 1.",
+    "pairs": "The pair indices shown.",
+    "inv_freq": "θ_j of each pair, in radians per position.",
+    "unscaled_inv_freq": "θ_j = b^(−2j/r) before any scaling.",
+    "wavelength": "2π/θ_j of each pair, in positions.",
+    "scale": "The factor the values are divided by, or θ'_j/θ_j per pair for a scaling method.",
+    "positions": "The positions, in order.",
+    "query_positions": "Position of each query.",
+    "key_positions": "Position of each key.",
+    "rope_type": "The RoPE scaling method (Hugging Face's rope_type).",
+    "seq_len": "Sequence length (null: not given).",
+    "tokens": "Number of tokens, or the tokens' text.",
+    "score": "q·k for the chosen query and key.",
+    "version": "The app's version.",
+}
+
+
+def describe_echoes(answer: type[BaseModel], *models: type[BaseModel]) -> None:
+    """Fields of ``answer`` without a description get the description of the parameter they echo,
+    else the common one of :data:`COMMON`."""
+    changed = False
+    for name, field in answer.model_fields.items():
+        if field.description:
+            continue
+        source = next((model.model_fields[name] for model in models if name in model.model_fields), None)
+        if source is not None and source.description:
+            field.description = f"As given (or defaulted): {source.description}"
+        elif name in COMMON:
+            field.description = COMMON[name]
+        else:
+            continue
+        changed = True
+    if changed:
+        answer.model_rebuild(force=True)
