@@ -75,8 +75,11 @@ def pair_with_turns(turns: float, length: float | np.ndarray, rotary_dim: int, b
 
 
 def wavelengths(inv_freq: np.ndarray) -> np.ndarray:
-    """λ_j = 2π/θ_j: the number of positions pair j needs for one full turn.  Shape of input."""
-    return 2.0 * np.pi / np.asarray(inv_freq, dtype=np.float64)
+    """λ_j = 2π/θ_j: the number of positions pair j needs for one full turn.  Shape of input.
+
+    A θ so small that 2π/θ exceeds float64 (a subnormal θ) gives inf: it never turns (JSON null)."""
+    with np.errstate(over="ignore", divide="ignore"):
+        return 2.0 * np.pi / np.asarray(inv_freq, dtype=np.float64)
 
 
 def angles(positions: np.ndarray, inv_freq: np.ndarray) -> np.ndarray:

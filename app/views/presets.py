@@ -13,13 +13,14 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 
 from app.core.hf_config import rope_settings_from_hf
 from app.core.presets import PRESETS
 from app.views.ladder import spectrum_query
+from app.web.answers import Answer
 from app.web.caching import cached_response
 from app.web.params import Params, per_process
 from app.web.responses import dumps
@@ -35,25 +36,28 @@ class PresetsQuery(Params):
     """No parameters: an unknown one is refused by name, as on every other endpoint."""
 
 
-class PresetSetting(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class PresetSetting(Answer):
+    """One RoPE setting of a config (a model may have one per layer type)."""
+
     layer_type: str | None = Field(description="The layer type this setting is for (transformers' layer_types), or null when one setting serves every layer.")
     where: str = Field(description="Where in the config.json the setting was read (e.g. rope_scaling, rope_local_base_freq).")
     rope_type: str = Field(description="The setting's rope_type after standardisation.")
     rope_theta: float = Field(description="The setting's base.")
-    query: list[tuple[str, str]] = Field(description="The setting as query items of /api/rope/frequencies and /api/rope/spectrum.")
+    query: list[list[str]] = Field(description="The setting as query items of /api/rope/frequencies and /api/rope/spectrum.")
 
 
-class PresetLinks(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class PresetLinks(Answer):
+    """The pages and API calls showing the preset, every parameter in the URL."""
+
     spectrum: str = Field(description="The /spectrum page with every parameter of the primary setting.")
     frequencies: str = Field(description="GET /api/rope/frequencies with the same parameters.")
     spectrum_api: str = Field(description="GET /api/rope/spectrum with the same parameters.")
     mrope: str | None = Field(description="The M-RoPE lesson, for configs with mrope_section; null otherwise.")
 
 
-class Preset(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Preset(Answer):
+    """A published model's config.json, read: its parameters under the shared query names, notes and links."""
+
     name: str = Field(description="The model, as the page names it.")
     repo: str = Field(description="The Hugging Face hub repository of the config.json.")
     file: str = Field(description="The file inside the repository.")
@@ -65,7 +69,7 @@ class Preset(BaseModel):
         "and /api/rope/spectrum): head_dim, base, partial_rotary_factor, rope_type, the lengths, seq_len (the context "
         "the model advertises) and the fields its rope_type reads; short_factor and long_factor are lists."
     )
-    query: list[tuple[str, str]] = Field(description="The same parameters as query items (a list repeats its name), in the order of the links.")
+    query: list[list[str]] = Field(description="The same parameters as query items (a list repeats its name), in the order of the links.")
     rope_type: str = Field(description="rope_type of the primary setting (the full-attention layers', or the only one).")
     head_dim: int = Field(description="Dimensions of one head that RoPE sees (qk_rope_head_dim for DeepSeek's layout).")
     rotary_dim: int = Field(description="Dimensions that rotate: int(head_dim × partial_rotary_factor).")
@@ -78,12 +82,13 @@ class Preset(BaseModel):
     links: PresetLinks
 
 
-class PresetsAnswer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class PresetsAnswer(Answer):
+    """Every preset of the /spectrum page with its full parameters."""
+
     presets: list[Preset] = Field(description="Every preset, in the order of the /spectrum page's table.")
 
 
-def _parameters(query: list[tuple[str, str]], rope) -> dict[str, Any]:
+def _parameters(query: list[list[str]], rope) -> dict[str, Any]:
     """The query items as typed values (lists for the factor lists)."""
     values: dict[str, Any] = {}
     for name, _ in query:
@@ -107,7 +112,7 @@ def _parameters(query: list[tuple[str, str]], rope) -> dict[str, Any]:
     return values
 
 
-def preset_query(config: dict[str, Any], seq_len: int | None = None) -> tuple[list[tuple[str, str]], dict[str, Any]]:
+def preset_query(config: dict[str, Any], seq_len: int | None = None) -> tuple[list[list[str]], dict[str, Any]]:
     """Every parameter of a config.json's primary setting as query items, evaluated at ``seq_len``
     (default: its max_position_embeddings, the context it advertises), and the parsed config."""
     parsed = rope_settings_from_hf(config, seq_len)

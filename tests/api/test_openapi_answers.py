@@ -126,7 +126,7 @@ def test_every_json_operation_declares_a_named_answer(spec):
         for method, operation in methods.items()
         if "application/json" in operation["responses"].get("200", {}).get("content", {})
     }
-    assert documented == set(OPERATIONS) and len(OPERATIONS) == 26  # 23 lesson and script operations, 2 lectures, /healthz
+    assert documented == set(OPERATIONS) and len(OPERATIONS) == 27  # 24 lesson and script operations (presets included), 2 lectures, /healthz
     for method, path in OPERATIONS:
         schema = _answer_schema(spec, method, path)
         assert set(schema) == {"$ref"}, (method, path, schema)
@@ -178,7 +178,8 @@ def test_a_wrong_answer_is_refused_by_its_schema(spec):
     root = {**_answer_schema(spec, "get", "/api/sinusoidal/table"), "components": spec["components"]}
     validator = jsonschema_rs.Draft202012Validator(root)
     good = {"seq_len": 2, "dim": 2, "base": 10.0, "layout": "interleaved", "start": 0, "positions": [0, 1],
-            "frequencies": [1.0], "columns": ["sin", "cos"], "table": [[0.0, 1.0], [0.8, 0.5]]}
+            "frequencies": [1.0], "shortest_wavelength": 6.283185307179586, "longest_wavelength": 6.283185307179586,
+            "columns": ["sin", "cos"], "table": [[0.0, 1.0], [0.8, 0.5]]}
     assert validator.is_valid(good)
     assert not validator.is_valid({**good, "seq_len": 2.5})
     assert not validator.is_valid({**good, "table": [[0.0, "x"]]})
