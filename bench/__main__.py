@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.md"))
     args = parser.parse_args(argv)
     sections = [s.strip() for s in args.sections.split(",") if s.strip()]
+    shown = list(sections)
     (ROOT / "bench" / "results").mkdir(parents=True, exist_ok=True)
 
     started = dt.datetime.now().astimezone()
@@ -82,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         only = [name for name in args.pages.split(",") if name] or None
         out = baseline.run(report, ref, sections, moves=args.moves, quick=args.quick, only=only, duration=args.duration)
         details += ["### The old tree beside the new", "", out, ""]
-        sections = [s for s in sections if s not in ("browser", "navigation")] + ["browser, navigation and load with new parameters beside " + ref]
+        shown = [s + (f" (and beside {ref})" if s == "load" else f" (beside {ref})" if s in ("browser", "navigation") else "") for s in sections]
+        sections = [s for s in sections if s not in ("browser", "navigation")]
     if "browser" in sections:
         from bench import pages
 
@@ -118,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         [
             "# Benchmark results (`make bench`)",
             "",
-            f"Run {started:%Y-%m-%d %H:%M %Z} – {finished:%H:%M}; sections: {', '.join(sections)}"
+            f"Run {started:%Y-%m-%d %H:%M %Z} – {finished:%H:%M}; sections: {', '.join(shown)}"
             + ("; QUICK run (fewer repetitions)" if args.quick else ""),
             "",
             f"Machine: {about}",
