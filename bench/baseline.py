@@ -136,6 +136,8 @@ def navigation(report, browser, bases: dict[str, str], names: list[str], quick: 
 
     shared = [name for name in names if _serves(bases["old"], f"/{name}")]
     first: dict[str, dict] = {"old": {}, "new": {}}
+    for tree in ("old", "new"):  # unrecorded: each server's one-off work (plotly.js gzipped once per process)
+        first_visits(browser, bases[tree], shared[:1], runs=1)
     for name, order in _pairs(shared):
         for tree in order:
             first[tree].update(first_visits(browser, bases[tree], [name], runs=1 if quick else 3))
