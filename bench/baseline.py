@@ -14,7 +14,8 @@ then new, new then old, ...), so the machine's load falls on both alike:
   page against its p95 target, bytes per update) and the Dash ratios (≥ 3×, against the new tree)
   are reported as usual.
 - **navigation**: first visit and next lesson, per lesson, for both trees (``bench.navigation``),
-  first visits alternating lesson by lesson, the next-lesson rounds old, new, new, old.
+  first visits alternating lesson by lesson; next lesson in one warm context per tree, the trees
+  taking turns lesson by lesson, the order flipping each time.
 - **load**: the load section's new-parameter run (wrk, 2 workers, 64 connections, every GET with
   new parameters) on each tree in turn, old, new, new, old, one server at a time.
 
@@ -132,7 +133,7 @@ def dash_ratios(report, browser, base: str, moves: int, details: list[str]) -> N
 
 
 def navigation(report, browser, bases: dict[str, str], names: list[str], quick: bool, label: str) -> list[str]:
-    from bench.navigation import first_visits, next_lessons
+    from bench.navigation import first_visits, next_lessons_side_by_side
 
     shared = [name for name in names if _serves(bases["old"], f"/{name}")]
     first: dict[str, dict] = {"old": {}, "new": {}}
@@ -141,11 +142,9 @@ def navigation(report, browser, bases: dict[str, str], names: list[str], quick: 
     for name, order in _pairs(shared):
         for tree in order:
             first[tree].update(first_visits(browser, bases[tree], [name], runs=1 if quick else 3))
-    clicked: dict[str, dict] = {}
-    for tree in ("old", "new", "new", "old"):  # two passes each, the order mirrored
-        print(f"[baseline] next lesson on the {tree} tree", file=sys.stderr, flush=True)
-        for name, values in next_lessons(browser, bases[tree], shared, hover_ms=0).items():
-            clicked.setdefault(tree, {}).setdefault(name, []).extend(values)
+    print("[baseline] next lesson, the two trees taking turns lesson by lesson", file=sys.stderr, flush=True)
+    old_clicks, new_clicks = next_lessons_side_by_side(browser, [bases["old"], bases["new"]], shared, hover_ms=0)
+    clicked = {"old": old_clicks, "new": new_clicks}
     lines = [f"| lesson | first visit old ({label}) | first visit new | next lesson (click) old | next lesson (click) new |", "|---|---|---|---|---|"]
     for name in shared:
         cells = [statistics.median(first["old"][name]), statistics.median(first["new"][name]),

@@ -224,7 +224,8 @@ def measure_pages(browser, targets: list[tuple[str, str]], slider_selectors: lis
                   exclude: tuple[str, ...] = ()) -> list[PageRun]:
     """Every slider of the first target's page, moved on every target's page (the same page served
     by different trees), the targets' moves interleaved one by one: move k on each target, then
-    move k + 1 on each, so a burst of load on the machine falls on all of them alike."""
+    move k + 1 on each in the reverse order, so a burst of load on the machine falls on all of them
+    alike."""
     runs = [PageRun(label, url) for label, url in targets]
     opened = []
     for run in runs:
@@ -271,7 +272,10 @@ def measure_pages(browser, targets: list[tuple[str, str]], slider_selectors: lis
                 positions = []
             plans.append(positions)
         for index in range(max(len(plan) for plan in plans)):
-            for run, item, plan in zip(runs, opened, plans):
+            # the order flips from move to move: work a page leaves after its redraw (a late
+            # request, a collection) falls on the next target's move as often as on the previous
+            turn = list(zip(runs, opened, plans))
+            for run, item, plan in (turn if index % 2 == 0 else turn[::-1]):
                 if index >= len(plan):
                     continue
                 result = item[1].evaluate(MOVE_JS, [selector, plan[index], QUIET_MS, TIMEOUT_MS, UNCHANGED_MS])
