@@ -57,7 +57,10 @@ soak: $(VENV)/.installed tools
 # Performance figures against the targets of issue 7: one table on stdout and in
 # bench/results/latest.md (see bench/README.md).  Dash, the comparison, lives in its own venv
 # (bench/.venv-dash, from the `bench` extra): its pytest plugin would break the test suite.
-# BENCH_ARGS passes options, e.g. BENCH_ARGS="--sections server --quick".
+# BENCH_ARGS passes options, e.g. BENCH_ARGS="--sections server --quick".  BASELINE=REF measures
+# the old tree REF (a temporary git worktree) beside this one in the same run: slider p95 per page
+# (new ≤ 1.10 × old), opening lessons and the new-parameter load, interleaved (bench/baseline.py);
+# BASELINE= with no value: origin/main, else main, else HEAD^1.
 BENCH_VENV := bench/.venv-dash
 BENCH_ARGS ?=
 
@@ -69,7 +72,7 @@ $(BENCH_VENV)/.installed: pyproject.toml
 
 bench: $(VENV)/.installed-test $(BENCH_VENV)/.installed chromium
 	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk) || echo "wrk missing: the load section will report an error"
-	$(PY) -m bench $(BENCH_ARGS)
+	$(PY) -m bench $(BENCH_ARGS)$(if $(filter command line environment,$(origin BASELINE)), --baseline $(BASELINE))
 
 clean:
 	rm -rf $(VENV) .pytest_cache

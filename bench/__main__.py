@@ -50,9 +50,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", default="", help="comma-separated view names (browser section); default: every registered view")
     parser.add_argument("--duration", type=int, default=20, help="seconds of the measured wrk run")
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (a smoke run, not for the record)")
+    parser.add_argument("--baseline", nargs="?", const="", default=None, metavar="REF",
+                        help="also serve REF (a git ref; alone: origin/main, else main, else HEAD^1) from a temporary "
+                             "worktree and measure the browser and navigation sections, and the load section's "
+                             "new-parameter run, on both trees, interleaved (bench/baseline.py)")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "latest.md"))
     args = parser.parse_args(argv)
     sections = [s.strip() for s in args.sections.split(",") if s.strip()]
+    shown = list(sections)
     (ROOT / "bench" / "results").mkdir(parents=True, exist_ok=True)
 
     started = dt.datetime.now().astimezone()
@@ -70,6 +75,16 @@ def main(argv: list[str] | None = None) -> int:
 
         print("== /heads surgery at T = 256", file=sys.stderr, flush=True)
         details += ["### /heads surgery at T = 256", "", heads.run(report, quick=args.quick), ""]
+    if args.baseline is not None and any(s in sections for s in ("browser", "navigation", "load")):
+        from bench import baseline
+
+        ref = args.baseline or baseline.default_ref()
+        print(f"== the old tree ({ref}) beside the new: slider → redraw, opening lessons, load", file=sys.stderr, flush=True)
+        only = [name for name in args.pages.split(",") if name] or None
+        out = baseline.run(report, ref, sections, moves=args.moves, quick=args.quick, only=only, duration=args.duration)
+        details += ["### The old tree beside the new", "", out, ""]
+        shown = [s + (f" (and beside {ref})" if s == "load" else f" (beside {ref})" if s in ("browser", "navigation") else "") for s in sections]
+        sections = [s for s in sections if s not in ("browser", "navigation")]
     if "browser" in sections:
         from bench import pages
 
@@ -105,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         [
             "# Benchmark results (`make bench`)",
             "",
-            f"Run {started:%Y-%m-%d %H:%M %Z} – {finished:%H:%M}; sections: {', '.join(sections)}"
+            f"Run {started:%Y-%m-%d %H:%M %Z} – {finished:%H:%M}; sections: {', '.join(shown)}"
             + ("; QUICK run (fewer repetitions)" if args.quick else ""),
             "",
             f"Machine: {about}",

@@ -197,64 +197,109 @@ def _open(browser, url: str):
     return context, page, api_requests
 
 
+def _record_bytes(run: PageRun, requests: list) -> None:
+    for request in requests:
+        try:
+            response = request.response()
+            sizes = request.sizes()
+        except Exception:  # noqa: BLE001
+            continue
+        if response is None or response.status >= 400:
+            continue
+        run.bytes.append(int(sizes.get("responseBodySize", 0)))
+        run.encodings.add(response.headers.get("content-encoding", "identity"))
+    requests.clear()
+
+
+def _has_slider(page, selector: str) -> bool:
+    return bool(page.evaluate("(s) => { const e = document.querySelector(s); return Boolean(e && e.offsetParent !== null && !e.disabled); }", selector))
+
+
 def measure_page(browser, label: str, url: str, slider_selectors: list[str] | None, moves_per_page: int,
-                 exclude: tuple[str, ...] = (), dash: bool = False) -> PageRun:
-    run = PageRun(label, url)
-    try:
-        context, page, requests = _open(browser, url)
-    except Exception as exc:  # noqa: BLE001 - a page that does not load is a result
-        run.problem = f"page did not load: {str(exc).splitlines()[0][:160]}"
-        return run
+                 exclude: tuple[str, ...] = ()) -> PageRun:
+    return measure_pages(browser, [(label, url)], slider_selectors, moves_per_page, exclude)[0]
+
+
+def measure_pages(browser, targets: list[tuple[str, str]], slider_selectors: list[str] | None, moves_per_page: int,
+                  exclude: tuple[str, ...] = ()) -> list[PageRun]:
+    """Every slider of the first target's page, moved on every target's page (the same page served
+    by different trees), the targets' moves interleaved one by one: move k on each target, then
+    move k + 1 on each in the reverse order, so a burst of load on the machine falls on all of them
+    alike."""
+    runs = [PageRun(label, url) for label, url in targets]
+    opened = []
+    for run in runs:
+        try:
+            opened.append(_open(browser, run.url))
+        except Exception as exc:  # noqa: BLE001 - a page that does not load is a result
+            run.problem = f"page did not load: {str(exc).splitlines()[0][:160]}"
+            opened.append(None)
+    if opened[0] is None:
+        for item in opened[1:]:
+            if item is not None:
+                item[0].close()
+        return runs
     if slider_selectors is None:
-        names = page.eval_on_selector_all(
+        names = opened[0][1].eval_on_selector_all(
             "#controls input[type=range][data-param]",
             "els => els.filter(e => e.offsetParent !== null && !e.disabled).map(e => e.dataset.param)",
         )
         slider_selectors = [f'#controls input[type=range][data-param="{name}"]' for name in names if name not in exclude]
     if not slider_selectors:
-        run.problem = "no slider on the page"
-        context.close()
-        return run
-    per_slider = max(10, math.ceil(moves_per_page / len(slider_selectors)))
-    first = True
-    for selector in slider_selectors:
-        if not first:  # back to the defaults for each slider
-            context.close()
-            context, page, requests = _open(browser, url)
-        first = False
+        runs[0].problem = "no slider on the page"
+    per_slider = max(10, math.ceil(moves_per_page / max(1, len(slider_selectors))))
+    for number, selector in enumerate(slider_selectors):
+        if number:  # back to the defaults for each slider
+            for index, item in enumerate(opened):
+                if item is not None:
+                    item[0].close()
+                    opened[index] = _open(browser, runs[index].url)
         name = selector.split('data-param="')[-1].rstrip('"]') if "data-param" in selector else selector.lstrip("#")
-        slider = SliderRun(name)
-        run.sliders.append(slider)
-        positions = page.evaluate(POSITIONS_JS, [selector, per_slider + 1])
-        if len(positions) < 2:
-            slider.errors.append("fewer than two distinct values")
-            continue
-        for index, position in enumerate(positions):
-            result = page.evaluate(MOVE_JS, [selector, position, QUIET_MS, TIMEOUT_MS, UNCHANGED_MS])
-            if index == 0:
-                continue  # warm-up move, not recorded
-            if "last" in result:
-                slider.latencies.append(result["last"])
-            elif "unchanged" in result:
-                slider.unchanged += 1
-            elif "error" in result:
-                slider.errors.append(f"{position}: {result['error']}")
-            else:
-                slider.errors.append(f"{position}: no redraw within {TIMEOUT_MS} ms")
-        page.wait_for_load_state("networkidle")
-        for request in requests:
-            try:
-                response = request.response()
-                sizes = request.sizes()
-            except Exception:  # noqa: BLE001
+        plans = []
+        for run, item in zip(runs, opened):
+            if item is None:
+                plans.append([])
                 continue
-            if response is None or response.status >= 400:
+            slider = SliderRun(name)
+            run.sliders.append(slider)
+            if not _has_slider(item[1], selector):
+                slider.errors.append("no such slider on this page")
+                plans.append([])
                 continue
-            run.bytes.append(int(sizes.get("responseBodySize", 0)))
-            run.encodings.add(response.headers.get("content-encoding", "identity"))
-        requests.clear()
-        print(f"    {label} {name}: {len(slider.latencies)} moves, p50 {percentile(slider.latencies, 50) if slider.latencies else math.nan:.1f} ms, "
-              f"p95 {percentile(slider.latencies, 95) if slider.latencies else math.nan:.1f} ms, {len(slider.errors)} errors",
-              file=sys.stderr, flush=True)
-    context.close()
-    return run
+            positions = item[1].evaluate(POSITIONS_JS, [selector, per_slider + 1])
+            if len(positions) < 2:
+                slider.errors.append("fewer than two distinct values")
+                positions = []
+            plans.append(positions)
+        for index in range(max(len(plan) for plan in plans)):
+            # the order flips from move to move: work a page leaves after its redraw (a late
+            # request, a collection) falls on the next target's move as often as on the previous
+            turn = list(zip(runs, opened, plans))
+            for run, item, plan in (turn if index % 2 == 0 else turn[::-1]):
+                if index >= len(plan):
+                    continue
+                result = item[1].evaluate(MOVE_JS, [selector, plan[index], QUIET_MS, TIMEOUT_MS, UNCHANGED_MS])
+                if index == 0:
+                    continue  # warm-up move, not recorded
+                slider = run.sliders[-1]
+                if "last" in result:
+                    slider.latencies.append(result["last"])
+                elif "unchanged" in result:
+                    slider.unchanged += 1
+                elif "error" in result:
+                    slider.errors.append(f"{plan[index]}: {result['error']}")
+                else:
+                    slider.errors.append(f"{plan[index]}: no redraw within {TIMEOUT_MS} ms")
+        for run, item in zip(runs, opened):
+            if item is None or not run.sliders:
+                continue
+            item[1].wait_for_load_state("networkidle")
+            _record_bytes(run, item[2])
+            values = run.sliders[-1].latencies
+            print(f"    {run.label} {name}: {len(values)} moves, p50 {percentile(values, 50) if values else math.nan:.1f} ms, "
+                  f"p95 {percentile(values, 95) if values else math.nan:.1f} ms, {len(run.sliders[-1].errors)} errors",
+                  file=sys.stderr, flush=True)
+    for item in opened:
+        if item is not None:
+            item[0].close()
+    return runs

@@ -67,29 +67,46 @@ def first_visits(browser, base: str, names: list[str], runs: int = 2) -> dict[st
 
 
 def next_lessons(browser, base: str, names: list[str], hover_ms: int) -> dict[str, list[float]]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.add_init_script(FIRST_PLOT_INIT)
-    page = context.new_page()
-    for _ in range(2):  # warm: HTTP cache, and V8 caches the compiled code of a script seen twice
-        for name in names:
-            page.goto(f"{base}/{name}")
-            _wait_first_plot(page)
-    out: dict[str, list[float]] = {}
+    return next_lessons_side_by_side(browser, [base], names, hover_ms)[0]
+
+
+def _click_through(page, base: str, previous: str, name: str, hover_ms: int) -> float:
+    page.goto(f"{base}/{previous}")
+    _wait_first_plot(page)
+    page.wait_for_load_state("networkidle")
+    link = page.locator(f'.lesson-nav a[href="/{name}"]')
+    if hover_ms:
+        link.hover()
+        page.wait_for_timeout(hover_ms)
+    clicked = page.evaluate("() => performance.timeOrigin + performance.now()")
+    link.click()
+    page.wait_for_url(f"**/{name}")
+    return _wait_first_plot(page) - clicked
+
+
+def next_lessons_side_by_side(browser, bases: list[str], names: list[str], hover_ms: int) -> list[dict[str, list[float]]]:
+    """Next lesson on each server in ``bases`` (one warm context each), the servers taking turns
+    lesson by lesson, the order flipping each time, so load on the machine falls on all alike."""
+    pages = []
+    for base in bases:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.add_init_script(FIRST_PLOT_INIT)
+        page = context.new_page()
+        for _ in range(2):  # warm: HTTP cache, and V8 caches the compiled code of a script seen twice
+            for name in names:
+                page.goto(f"{base}/{name}")
+                _wait_first_plot(page)
+        pages.append(page)
+    out: list[dict[str, list[float]]] = [{} for _ in bases]
+    turn = 0
     for _ in range(2):
         for previous, name in zip([names[-1], *names[:-1]], names):
-            page.goto(f"{base}/{previous}")
-            _wait_first_plot(page)
-            page.wait_for_load_state("networkidle")
-            link = page.locator(f'.lesson-nav a[href="/{name}"]')
-            if hover_ms:
-                link.hover()
-                page.wait_for_timeout(hover_ms)
-            clicked = page.evaluate("() => performance.timeOrigin + performance.now()")
-            link.click()
-            page.wait_for_url(f"**/{name}")
-            shown = _wait_first_plot(page)
-            out.setdefault(name, []).append(shown - clicked)
-    context.close()
+            order = list(range(len(bases)))
+            for index in (order if turn % 2 == 0 else order[::-1]):
+                out[index].setdefault(name, []).append(_click_through(pages[index], bases[index], previous, name, hover_ms))
+            turn += 1
+    for page in pages:
+        page.context.close()
     return out
 
 

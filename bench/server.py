@@ -35,9 +35,9 @@ def _wait(url: str, process: subprocess.Popen, timeout: float = 60) -> None:
 
 
 @contextlib.contextmanager
-def serve(command: list[str], health_path: str, port: int, env: dict | None = None):
+def serve(command: list[str], health_path: str, port: int, env: dict | None = None, cwd: Path = ROOT):
     log = open(ROOT / "bench" / "results" / f"server-{port}.log", "w")
-    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+    process = subprocess.Popen(command, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
     try:
         _wait(f"http://127.0.0.1:{port}{health_path}", process)
         yield f"http://127.0.0.1:{port}"
@@ -51,10 +51,12 @@ def serve(command: list[str], health_path: str, port: int, env: dict | None = No
         log.close()
 
 
-def explorer(workers: int = 1):
+def explorer(workers: int = 1, tree: Path = ROOT):
+    """The explorer of ``tree`` (this checkout, or another one such as bench/baseline.py's old
+    tree): ``python -m app`` run from the tree's root imports that tree's ``app``."""
     port = free_port()
     command = [sys.executable, "-m", "app", "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers), "--log-level", "warning"]
-    return serve(command, "/healthz", port)
+    return serve(command, "/healthz", port, cwd=tree)
 
 
 DASH_PYTHON = ROOT / "bench" / ".venv-dash" / "bin" / "python"

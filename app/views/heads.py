@@ -7,6 +7,7 @@ the file's tokens) through the numpy forward pass: seconds, one pass at a time p
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -117,8 +118,28 @@ class HeadsParams(Params):
         return self.rope_type != "none" or self.band_lo >= 0
 
 
-def _null_upper(w: np.ndarray) -> list[list[float | None]]:
-    return [[float(v) if n <= m else None for n, v in enumerate(row)] for m, row in enumerate(w)]
+def _null_upper(w: np.ndarray) -> np.ndarray:
+    """The causal weights as float64 with NaN above the diagonal (serialised as null)."""
+    return np.where(np.tri(len(w), dtype=bool), w.astype(np.float64), np.nan)
+
+
+@lru_cache(maxsize=64)
+def _layer_heads(text: str, layer: str) -> tuple[tuple[dict[str, Any], ...], np.ndarray]:
+    """Every head's class and pair energy in one layer of one text: the same whatever the surgery,
+    so a slider on the rotary settings does not recompute them (the shipped texts and layers bound it)."""
+    arr = model_data.text_arrays(text)
+    li = _META["layers"].index(int(layer))
+    H, Hk = _META["n_head"], _META["n_kv_head"]
+    inv = rope_theta(_META["head_dim"], _META["rope_base"])
+    q_all = arr["q"][li].astype(np.float32)
+    k_all = arr["k"][li].astype(np.float32)
+    classes, energy = [], []
+    for h in range(H):
+        kh = k_all[heads.kv_head(h, H, Hk)]
+        wh = heads.attention(q_all[h], kh, inv)
+        classes.append({"head": h, "class": heads.classify(wh), **heads.mass(wh)})
+        energy.append(heads.pair_energy(q_all[h], kh))
+    return tuple(classes), np.array(energy)
 
 
 def _custom_arrays(text: str) -> dict[str, Any]:
@@ -205,13 +226,7 @@ def compute_heads(params: HeadsParams) -> dict[str, Any]:
     T = q_all.shape[1]
     q, k = q_all[params.head], k_all[heads.kv_head(params.head, H, Hk)]
     w = heads.attention(q, k, inv)
-    classes = []
-    energy = []
-    for h in range(H):
-        kh = k_all[heads.kv_head(h, H, Hk)]
-        wh = w if h == params.head else heads.attention(q_all[h], kh, inv)
-        classes.append({"head": h, "class": heads.classify(wh), **heads.mass(wh)})
-        energy.append(heads.pair_energy(q_all[h], kh))
+    classes, energy = _layer_heads(params.text, params.layer)
     out: dict[str, Any] = {
         **params.model_dump(),
         "token_ids": arr["ids"].tolist(),
@@ -220,9 +235,9 @@ def compute_heads(params: HeadsParams) -> dict[str, Any]:
         "theta": inv,
         "weights": _null_upper(w),
         "pair_energy": energy[params.head],
-        "layer_pair_energy": np.array(energy),
+        "layer_pair_energy": energy,
         "offset_scores": heads.offset_scores(q, k, inv),
-        "head_classes": classes,
+        "head_classes": [dict(item) for item in classes],
         "mass": heads.mass(w),
         "divergence": 0.0,
         "source": {key: _META[key] for key in ("model", "source", "license", "gguf_sha256")},

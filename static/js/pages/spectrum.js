@@ -416,39 +416,46 @@ function drawLongrope(data, byPair) {
   out("longrope_attention", approx(lr.attention_factor, 8));
 }
 
+function readouts(data) {
+  const selected = data.methods[data.rope_type];
+  const factorSet = data.longrope_switch ? ` (${data.longrope_switch.in_use}_factor at T = ${count(data.target_len)})` : "";
+  out("method", `${data.rope_type} — ${selected ? selected.title : ""}${factorSet}`);
+  attentionReadouts(data);
+  out("extends_note", extendsNote(data));
+  out("rotary", `${data.rotary_dim} of ${data.head_dim} (${data.rotary_dim / 2} pairs)`);
+  out("critical", `j ${equals(data.critical_pair, 5)}: ${data.pairs_below_train_len} pairs turn fully within L`);
+  const ramp = data.ramp;
+  out(
+    "yarn_range",
+    `pairs ${approx(ramp.correction_range[0], 6)}–${approx(ramp.correction_range[1], 6)} (unrounded ${approx(ramp.correction_range_unrounded[0], 5)} and ${approx(ramp.correction_range_unrounded[1], 5)})`,
+  );
+  const b = data.llama3_bands;
+  out("bands", b ? `${b.kept} / ${b.smoothed} / ${b.divided}` : "none: high_freq_factor is below low_freq_factor");
+  out("dynamic_base", data.dynamic.base_at_target === null ? "—" : approx(data.dynamic.base_at_target, 6));
+  out("ntk_base", data.dynamic.ntk_base === null ? "—" : approx(data.dynamic.ntk_base, 6));
+  const notes = document.querySelector('[data-out="notes"]');
+  if (notes) {
+    const items = [...data.selected.notes];
+    for (const [name, entry] of Object.entries(data.methods)) {
+      if (!entry.available) items.push(`${name} not drawn: ${entry.reason}`);
+    }
+    notes.replaceChildren(...items.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
+  }
+}
+
 startPage({
   draw(data, state) {
     const byPair = state.x_axis === "pair";
+    // Text first, then the plots from the top: each plot is placed where it will stay when it is
+    // drawn, so on opening the lesson the plots below the window wait until they are scrolled to
+    // (static/js/lib/plot.js) instead of being drawn before the first one is shown.
+    readouts(data);
     drawScale(data, byPair);
+    drawLongrope(data, byPair);
     drawRamp(data, byPair);
     drawCoverage(data, byPair);
     drawTemperature(data);
     drawDynamic(data);
-    const selected = data.methods[data.rope_type];
-    const factorSet = data.longrope_switch ? ` (${data.longrope_switch.in_use}_factor at T = ${count(data.target_len)})` : "";
-    out("method", `${data.rope_type} — ${selected ? selected.title : ""}${factorSet}`);
-    attentionReadouts(data);
-    out("extends_note", extendsNote(data));
-    drawLongrope(data, byPair);
-    out("rotary", `${data.rotary_dim} of ${data.head_dim} (${data.rotary_dim / 2} pairs)`);
-    out("critical", `j ${equals(data.critical_pair, 5)}: ${data.pairs_below_train_len} pairs turn fully within L`);
-    const ramp = data.ramp;
-    out(
-      "yarn_range",
-      `pairs ${approx(ramp.correction_range[0], 6)}–${approx(ramp.correction_range[1], 6)} (unrounded ${approx(ramp.correction_range_unrounded[0], 5)} and ${approx(ramp.correction_range_unrounded[1], 5)})`,
-    );
-    const b = data.llama3_bands;
-    out("bands", b ? `${b.kept} / ${b.smoothed} / ${b.divided}` : "none: high_freq_factor is below low_freq_factor");
-    out("dynamic_base", data.dynamic.base_at_target === null ? "—" : approx(data.dynamic.base_at_target, 6));
-    out("ntk_base", data.dynamic.ntk_base === null ? "—" : approx(data.dynamic.ntk_base, 6));
-    const notes = document.querySelector('[data-out="notes"]');
-    if (notes) {
-      const items = [...data.selected.notes];
-      for (const [name, entry] of Object.entries(data.methods)) {
-        if (!entry.available) items.push(`${name} not drawn: ${entry.reason}`);
-      }
-      notes.replaceChildren(...items.map((text) => Object.assign(document.createElement("li"), { textContent: text })));
-    }
   },
 });
 
