@@ -171,7 +171,8 @@ DRAWN_JS = """async () => {
   const out = {};
   for (const gd of document.querySelectorAll('.js-plotly-plot')) {
     const full = gd._fullLayout || {};
-    const traces = (gd._fullData || []).map((t) => ({type: t.type, visible: t.visible, x: plain(t.x), y: plain(t.y), z: plain(t.z)}));
+    const traces = (gd._fullData || []).map((t) => ({type: t.type, visible: t.visible, x: plain(t.x), y: plain(t.y), z: plain(t.z),
+      unseen: t.hoverinfo === 'skip' && t.mode === 'markers' && (t.marker || {}).opacity === 0}));
     const images = [];
     for (const im of full.images || []) {
       if (im.visible === false) continue;

@@ -162,13 +162,23 @@ def image_in_twin(image, arrays) -> bool:
     return False
 
 
+def corner_marks(content):
+    """The traces of a plot that draw nothing and answer no hover, two points each, beside a layout
+    image: the corners the drawing library keeps for a heatmap drawn as an image (checked apart,
+    by test_image_heatmap_corner_marks_follow_a_resize)."""
+    return {i for i, t in enumerate(content["traces"]) if content["images"] and t["unseen"] and t["x"] and len(t["x"]) == 2}
+
+
 def check_against_twin(drawn, arrays, found_at, counts):
     """What the twin holds (arrays at the paths found at the defaults first); the rest, by key:
     (plot, trace, axis) for an array, (plot, "image", k) for a layout image."""
     unverified = []
     for plot, content in drawn.items():
         same_plot = len(content["traces"]) == counts.get(plot)
+        corners = corner_marks(content)
         for i, trace in enumerate(content["traces"]):
+            if i in corners:
+                continue
             lengths, rest = set(), []
             for axis in ("x", "y", "z"):
                 values = trace[axis]
@@ -255,14 +265,16 @@ def test_every_trace_holds_the_twins_points_after_each_move(pages, base_url, nam
     for control in moved.evaluate(CONTROLS_JS):
         done = move(moved, control)
         if done is None:
-            unmoved.append(control["name"])
+            unmoved.append(control)
             continue
         twin = moved.request.get(twin_url(moved)).json()
         drawn = moved.evaluate(DRAWN_JS)
         unverified = check_against_twin(drawn, twin_arrays(twin), found_at, counts)
         if unverified:
             problems += compare_with_fresh(fresh, moved.url, drawn, unverified, f"/{name} after {done}")
-    assert unmoved == [], f"/{name}: no new value accepted for {unmoved}"
+    # A number box takes any typed value and says beside it why one is refused (/mrope's head_dim
+    # moves only with its sections); a slider, menu or checkbox offers only what is accepted.
+    assert [c for c in unmoved if c["kind"] != "number"] == [], f"/{name}: no new value accepted for {unmoved}"
     # Each wrong array once, at the first move that showed it.
     first = {}
     for problem in problems:
@@ -289,3 +301,18 @@ def test_compare_heatmap_positions_24_to_40_moves_every_trace(pages, base_url):
     assert lines and all(twin_path(t["x"], arrays) and twin_path(t["y"], arrays) for t in lines), "the out_m line is not the twin's"
     images = [(plot, "image", k) for plot, content in drawn.items() for k in range(len(content["images"]))]
     assert compare_with_fresh(fresh, moved.url, drawn, images, "/compare after seq_len → 40") == []
+
+
+@pytest.mark.xfail(strict=True, reason="plot.js swaps a resized heatmap's image by relayout and leaves its corner marks at the old size")
+def test_image_heatmap_corner_marks_follow_a_resize(pages, base_url):
+    """The invisible corner marks an image heatmap keeps (two points, no hover) span the new grid
+    after a resize, as a fresh load's do: /scores at 64 → 80 positions."""
+    moved, fresh = pages
+    moved.goto(f"{base_url}/scores")
+    settle(moved)
+    set_box(moved, "seq_len", "80")
+    settle(moved)
+    drawn = moved.evaluate(DRAWN_JS)
+    corners = [(plot, i, axis) for plot, content in drawn.items() for i in corner_marks(content) for axis in ("x", "y")]
+    assert corners
+    assert compare_with_fresh(fresh, moved.url, drawn, corners, "/scores after seq_len → 80") == []
