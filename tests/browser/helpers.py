@@ -154,7 +154,7 @@ DRAWN_JS = """async () => {
   const pixels = async (source) => {
     const img = new Image();
     img.src = source;
-    await img.decode();
+    try { await img.decode(); } catch (error) { return {hash: `not an image (${error.name})`, width: 0, height: 0, rgba: ''}; }
     const canvas = document.createElement('canvas');
     canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
     const g = canvas.getContext('2d');

@@ -55,7 +55,7 @@ PLOTS_JS = """async () => {
     const images = [];
     for (const [index, im] of (full.images || []).entries()) {
       if (im.visible === false || !im.source) continue;
-      const img = new Image(); img.src = im.source; await img.decode();
+      const img = new Image(); img.src = im.source; try { await img.decode(); } catch { continue; }
       images.push({index, x: im.x, y: im.y, sizex: im.sizex, sizey: im.sizey, xref: im.xref, yref: im.yref, width: img.naturalWidth, height: img.naturalHeight});
     }
     out.push({id: gd.id, traces, images, heatmapTemplates});

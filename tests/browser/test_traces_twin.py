@@ -80,6 +80,27 @@ ERRORS_JS = """() => [...document.querySelectorAll('.control-error')]
     .filter((el) => el.textContent && !el.classList.contains('is-note')).map((el) => el.id + ': ' + el.textContent)"""
 
 
+def _learned_sinusoid_similarity(twin):
+    """/learned's sinusoid P·Pᵀ for an even width is Toeplitz: by_offset.sinusoid at |p − q|
+    (the twin gives the matrix itself only for an odd width)."""
+    positions = np.array(twin["positions"])
+    by_offset = dict(zip(twin["by_offset"]["offsets"], twin["by_offset"]["sinusoid"]))
+    offsets = np.abs(positions[:, None] - positions[None, :])
+    if not all(int(o) in by_offset for o in np.unique(offsets)):
+        return {}
+    return {".by_offset.sinusoid[|p − q|]": [[by_offset[int(o)] for o in row] for row in offsets]}
+
+
+# What a page draws from the twin that the twin holds in another form: name → twin → {path: array}.
+DERIVED = {"learned": _learned_sinusoid_similarity}
+
+
+def arrays_of(name, twin):
+    """The twin's arrays by shape (helpers.twin_arrays), with what the page derives (DERIVED)."""
+    extra = DERIVED.get(name, lambda _: {})(twin)
+    return twin_arrays({**twin, "_derived": extra} if extra else twin)
+
+
 @pytest.fixture(scope="module")
 def pages(browser, base_url):
     """One context for the module: the page whose controls move, and one for fresh loads."""
@@ -259,8 +280,12 @@ def test_every_trace_holds_the_twins_points_after_each_move(pages, base_url, nam
     settle(moved)
     twin = moved.request.get(twin_url(moved)).json()
     drawn = moved.evaluate(DRAWN_JS)
-    found_at = discover_paths(drawn, twin_arrays(twin))
+    arrays = arrays_of(name, twin)
+    found_at = discover_paths(drawn, arrays)
     counts = {plot: len(content["traces"]) for plot, content in drawn.items()}
+    # At the defaults every heatmap drawn as an image draws a twin matrix of its size.
+    unmatched = [f"{plot} image {k}" for plot, content in drawn.items() for k, image in enumerate(content["images"]) if not image_in_twin(image, arrays)]
+    assert unmatched == [], f"/{name}: images whose colours follow no twin matrix of their size: {unmatched}"
     problems, unmoved = [], []
     for control in moved.evaluate(CONTROLS_JS):
         done = move(moved, control)
@@ -269,7 +294,7 @@ def test_every_trace_holds_the_twins_points_after_each_move(pages, base_url, nam
             continue
         twin = moved.request.get(twin_url(moved)).json()
         drawn = moved.evaluate(DRAWN_JS)
-        unverified = check_against_twin(drawn, twin_arrays(twin), found_at, counts)
+        unverified = check_against_twin(drawn, arrays_of(name, twin), found_at, counts)
         if unverified:
             problems += compare_with_fresh(fresh, moved.url, drawn, unverified, f"/{name} after {done}")
     # A number box takes any typed value and says beside it why one is refused (/mrope's head_dim
