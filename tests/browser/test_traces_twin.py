@@ -1,16 +1,21 @@
 """What Plotly draws equals the JSON twin after every move (issue 21, item 4).
 
 On every page, from the defaults, each control the page shows (slider, menu, checkbox, number box)
-is moved to one new value the server accepts, one after another.  After each move, when the page's
+is moved to one new value the page accepts, one after another.  After each move, when the page's
 requests are done and its plots drawn, the twin of the new view is fetched and every array Plotly
 holds (``_fullData`` x, y, z of every trace) must be one of the twin's arrays, at the path where it
 was found at the defaults or another one: ``.curves.rope.low``, ``.alibi_penalty[3]`` (a row),
 ``.nope_causal.weights[:,0]`` (a column), within float32 rounding; x = 0 … n−1 (or 1 … n) counts
-as the index of a twin array of length n drawn beside it.
+as the index of a twin array of length n drawn beside it.  A heatmap drawn as a layout image must
+draw a twin matrix of its size through some colour scale: its pixels, read back through a canvas,
+are a banded function of the matrix (one band of values per colour, bands apart).
 
-What the page derives from the twin (circles, vectors, guide lines, a heatmap drawn as an image)
-has no twin field to point at: those arrays, and every layout image's pixels and placement, must
-equal what a fresh load of the new address draws, an independent path with no update history.
+Guide lines at a twin value, runs of a twin array at their own indices and a twin array on a log
+axis with its non-positive values left out count as the twin's too (_derived_from_twin).  What
+else the page derives from the twin (circles, vectors, wiring) has no twin field to point at:
+those arrays, and an image that draws no twin matrix, must equal what a fresh load of the new
+address draws, an independent path with no update history.  DERIVED names the one matrix a page
+builds from the twin in another form.
 """
 
 from __future__ import annotations
@@ -153,6 +158,51 @@ def move(page, control) -> str | None:
     return None
 
 
+def twin_numbers(twin):
+    """Every number the twin holds, as one sorted array (for guide lines at a twin value)."""
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+        elif isinstance(node, (int, float)) and not isinstance(node, bool):
+            found.append(float(node))
+
+    walk(twin)
+    return np.unique(np.array(found + [0.0]))
+
+
+def _in(numbers, value) -> bool:
+    k = np.searchsorted(numbers, value)
+    return any(0 <= j < numbers.size and math.isclose(numbers[j], value, rel_tol=1.2e-7, abs_tol=1e-300) for j in (k - 1, k))
+
+
+def _derived_from_twin(trace, arrays, numbers) -> bool:
+    """A guide line: two points, one axis at a number of the twin (x = c or y = c) and the other
+    spanning the plot; or a run of a twin array drawn at its own indices (x = k … k+n−1, y its
+    values there); or a twin array on a log axis with its values ≤ 0 left out (null)."""
+    x, y = numeric(trace["x"]), numeric(trace["y"])
+    if x is None or y is None or x.ndim != 1 or y.ndim != 1 or x.size != y.size:
+        return False
+    if x.size == 2 and any(a[0] == a[1] and _in(numbers, float(a[0])) for a in (x, y)):
+        return True
+    start = x[0]
+    if float(start).is_integer() and start >= 0 and same_numbers(x, np.arange(start, start + x.size)):
+        for shape, group in arrays.items():
+            run = slice(int(start), int(start) + x.size)
+            if len(shape) == 1 and shape[0] >= run.stop and any(same_numbers(y, array[run]) for _, array in group):
+                return True
+    if np.isnan(y).any():
+        for _, array in arrays.get(y.shape, []):
+            if same_numbers(y, np.where(array > 0, array, np.nan)):
+                return True
+    return False
+
+
 def _index_or_ends(values, lengths, arrays) -> bool:
     """x = 0 … n−1 or 1 … n beside a twin array of length n; or two values, the first and last of a
     twin array or 0 and n−1 for a side n of a twin matrix (the corners a heatmap spans)."""
@@ -190,9 +240,10 @@ def corner_marks(content):
     return {i for i, t in enumerate(content["traces"]) if content["images"] and t["unseen"] and t["x"] and len(t["x"]) == 2}
 
 
-def check_against_twin(drawn, arrays, found_at, counts):
-    """What the twin holds (arrays at the paths found at the defaults first); the rest, by key:
-    (plot, trace, axis) for an array, (plot, "image", k) for a layout image."""
+def check_against_twin(drawn, arrays, found_at, counts, numbers):
+    """What the twin holds (arrays at the paths found at the defaults first, or drawn from it as
+    _derived_from_twin says); the rest, by key: (plot, trace, axis) for an array, (plot, "image",
+    k) for a layout image."""
     unverified = []
     for plot, content in drawn.items():
         same_plot = len(content["traces"]) == counts.get(plot)
@@ -210,7 +261,9 @@ def check_against_twin(drawn, arrays, found_at, counts):
                     lengths.add(len(values))
                 else:
                     rest.append(key)
-            unverified += [key for key in rest if not _index_or_ends(numeric(trace[key[2]]), lengths, arrays)]
+            rest = [key for key in rest if not _index_or_ends(numeric(trace[key[2]]), lengths, arrays)]
+            if rest and not _derived_from_twin(trace, arrays, numbers):
+                unverified += rest
         unverified += [(plot, "image", k) for k, image in enumerate(content["images"]) if not image_in_twin(image, arrays)]
     return unverified
 
@@ -294,7 +347,7 @@ def test_every_trace_holds_the_twins_points_after_each_move(pages, base_url, nam
             continue
         twin = moved.request.get(twin_url(moved)).json()
         drawn = moved.evaluate(DRAWN_JS)
-        unverified = check_against_twin(drawn, arrays_of(name, twin), found_at, counts)
+        unverified = check_against_twin(drawn, arrays_of(name, twin), found_at, counts, twin_numbers(twin))
         if unverified:
             problems += compare_with_fresh(fresh, moved.url, drawn, unverified, f"/{name} after {done}")
     # A number box takes any typed value and says beside it why one is refused (/mrope's head_dim
