@@ -37,6 +37,20 @@ pytestmark = pytest.mark.browser
 
 NAMES = [view.name for view in discover()]
 
+# Hovers that read unlike Plotly's on today's main, all in static/js/lib/plot.js (strict: a fix
+# shows as XPASS, and the mark goes):
+# - a trace without a hovertemplate gets "(x, y)" written with ".6g": "(3.00000, 0.481650)" where
+#   Plotly writes "(3, 0.48165)" (/why's bars, /rotation's norm and shift curves, /absolute's norms);
+# - on a plot holding an image heatmap and a line, the image's mousemove hides the tooltip the
+#   line's hover has just shown (/compare's NoPE out_m line has no hover at all).
+KNOWN = {
+    "why": "'(3.00000, 0.481650)' for a template-less bar",
+    "rotation": "'(20.0000, 1.00000)' for a template-less line",
+    "absolute": "'(23.0000, 7.58946)' for a template-less line",
+    "compare": "the image hover hides the out_m line's tooltip",
+}
+PAGES = [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN[name])) if name in KNOWN else name for name in NAMES]
+
 # Per plot: its traces as Plotly holds them, with their hovertemplate (Plotly's own, else the one
 # the page gave the drawing library, which writes the tooltip itself), and its layout images.
 PLOTS_JS = """async () => {
@@ -343,7 +357,7 @@ def image_problem(page, plot, twin_by_shape):
     return "no-image"
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", PAGES)
 def test_every_plot_hovers_the_twins_number_as_its_template_writes_it(tab, base_url, name):
     tab.goto(f"{base_url}/{name}")
     settle(tab)

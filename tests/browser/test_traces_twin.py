@@ -10,8 +10,8 @@ as the index of a twin array of length n drawn beside it.  A heatmap drawn as a 
 draw a twin matrix of its size through some colour scale: its pixels, read back through a canvas,
 are a banded function of the matrix (one band of values per colour, bands apart).
 
-Guide lines at a twin value, runs of a twin array at their own indices and a twin array on a log
-axis with its non-positive values left out count as the twin's too (_derived_from_twin).  What
+Guide lines at a twin value, a twin array drawn in runs that tile it (tiled_runs) and a twin
+array on a log axis with its non-positive values left out count as the twin's too.  What
 else the page derives from the twin (circles, vectors, wiring) has no twin field to point at:
 those arrays, and an image that draws no twin matrix, must equal what a fresh load of the new
 address draws, an independent path with no update history.  DERIVED names the one matrix a page
@@ -21,6 +21,7 @@ builds from the twin in another form.
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -183,24 +184,45 @@ def _in(numbers, value) -> bool:
 
 def _derived_from_twin(trace, arrays, numbers) -> bool:
     """A guide line: two points, one axis at a number of the twin (x = c or y = c) and the other
-    spanning the plot; or a run of a twin array drawn at its own indices (x = k … k+n−1, y its
-    values there); or a twin array on a log axis with its values ≤ 0 left out (null)."""
+    spanning the plot; or a twin array on a log axis with its values ≤ 0 left out (null)."""
     x, y = numeric(trace["x"]), numeric(trace["y"])
     if x is None or y is None or x.ndim != 1 or y.ndim != 1 or x.size != y.size:
         return False
     if x.size == 2 and any(a[0] == a[1] and _in(numbers, float(a[0])) for a in (x, y)):
         return True
-    start = x[0]
-    if float(start).is_integer() and start >= 0 and same_numbers(x, np.arange(start, start + x.size)):
-        for shape, group in arrays.items():
-            run = slice(int(start), int(start) + x.size)
-            if len(shape) == 1 and shape[0] >= run.stop and any(same_numbers(y, array[run]) for _, array in group):
-                return True
     if np.isnan(y).any():
         for _, array in arrays.get(y.shape, []):
             if same_numbers(y, np.where(array > 0, array, np.nan)):
                 return True
     return False
+
+
+def _runs(trace, arrays):
+    """(path, start, stop) for every twin array of which the trace draws the run start … stop−1
+    at its own indices (x = start … stop−1, y those values)."""
+    x, y = numeric(trace["x"]), numeric(trace["y"])
+    if x is None or y is None or x.ndim != 1 or y.ndim != 1 or x.size != y.size or x.size < 2:
+        return set()
+    start = x[0]
+    if not (float(start).is_integer() and start >= 0 and same_numbers(x, np.arange(start, start + x.size))):
+        return set()
+    run = slice(int(start), int(start) + x.size)
+    return {(path, run.start, run.stop) for shape, group in arrays.items() if len(shape) == 1 and shape[0] >= run.stop
+            for path, array in group if same_numbers(y, array[run])}
+
+
+def tiled_runs(traces, arrays):
+    """The traces of a plot that draw, between them, one twin array in two or more runs that tile
+    it end to end (/mrope's frequency ladder split among t, h and w).  A single run is not enough:
+    a line that kept its old points would be the new array's first run."""
+    runs = {i: _runs(trace, arrays) for i, trace in enumerate(traces)}
+    lengths = {path: array.size for group in arrays.values() for path, array in group if array.ndim == 1}
+    tiled = set()
+    for path in {path for found in runs.values() for path, _, _ in found}:
+        spans = sorted({(a, b) for found in runs.values() for p, a, b in found if p == path})
+        if len(spans) >= 2 and spans[0][0] == 0 and spans[-1][1] == lengths[path] and all(b == c for (_, b), (c, _) in pairwise(spans)):
+            tiled |= {i for i, found in runs.items() if any(p == path for p, _, _ in found)}
+    return tiled
 
 
 def _index_or_ends(values, lengths, arrays) -> bool:
@@ -247,9 +269,9 @@ def check_against_twin(drawn, arrays, found_at, counts, numbers):
     unverified = []
     for plot, content in drawn.items():
         same_plot = len(content["traces"]) == counts.get(plot)
-        corners = corner_marks(content)
+        skip = corner_marks(content) | tiled_runs(content["traces"], arrays)
         for i, trace in enumerate(content["traces"]):
-            if i in corners:
+            if i in skip:
                 continue
             lengths, rest = set(), []
             for axis in ("x", "y", "z"):
