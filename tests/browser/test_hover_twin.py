@@ -25,6 +25,7 @@ from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
 from tests.browser.conftest import ConsoleWatch
 from tests.browser.helpers import (
+    SETTLED_JS,
     numeric,
     settle,
     track_api,
@@ -369,7 +370,7 @@ def test_every_plot_hovers_the_twins_number_as_its_template_writes_it(tab, base_
     problems, hovered = [], 0
     for plot in plots:
         tab.locator(f"#{plot['id']}").scroll_into_view_if_needed()
-        settle(tab)
+        tab.wait_for_function(SETTLED_JS)  # a plot that waited to come into view is drawn
         paths = {}
         for trace in plot["traces"]:
             for axis in "xyz":
