@@ -139,3 +139,172 @@ def wait_for_quiet_api(page, quiet_ms: int = 500, timeout_ms: int = 30_000) -> N
         if time.monotonic() > deadline:
             raise AssertionError(f"/api/ requests still in flight after {timeout_ms} ms: {[r.url for r in tracker['inflight']]}")
         page.wait_for_timeout(50)
+
+
+# ---- what Plotly holds, against the JSON twin (test_traces_twin, test_hover_twin) -----------------
+#
+# These read Plotly's own state (gd._fullData, gd._fullLayout) and the page's twin link, never the
+# drawing library's, so they hold whatever draws the figures.
+
+# Every plot's traces as Plotly draws them ({type, x, y, z} as plain lists) and its layout images
+# (placement and their pixels read back through a canvas, as RGBA in base64 and a hash: a heatmap
+# drawn as an image).
+DRAWN_JS = """async () => {
+  const plain = (v) => (v && typeof v === 'object' && 'length' in v && typeof v !== 'string' ? Array.from(v, plain) : (v === undefined ? null : v));
+  const pixels = async (source) => {
+    const img = new Image();
+    img.src = source;
+    try { await img.decode(); } catch (error) { return {hash: `not an image (${error.name})`, width: 0, height: 0, rgba: ''}; }
+    const canvas = document.createElement('canvas');
+    canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+    const g = canvas.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const data = g.getImageData(0, 0, canvas.width, canvas.height).data;
+    let h = 2166136261, rgb = '';
+    for (let i = 0; i < data.length; i++) { h ^= data[i]; h = Math.imul(h, 16777619) >>> 0; }
+    if (data.length <= 4 * 262144) {  // the pixels themselves (RGBA, base64) up to 512 × 512
+      for (let i = 0; i < data.length; i += 8192) rgb += String.fromCharCode(...data.subarray(i, i + 8192));
+      rgb = btoa(rgb);
+    }
+    return {hash: `${canvas.width}x${canvas.height}:${h.toString(16)}`, width: canvas.width, height: canvas.height, rgba: rgb};
+  };
+  const out = {};
+  for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+    const full = gd._fullLayout || {};
+    const traces = (gd._fullData || []).map((t) => ({type: t.type, visible: t.visible, x: plain(t.x), y: plain(t.y), z: plain(t.z),
+      unseen: t.hoverinfo === 'skip' && t.mode === 'markers' && (t.marker || {}).opacity === 0}));
+    const images = [];
+    for (const im of full.images || []) {
+      if (im.visible === false) continue;
+      images.push({x: im.x, y: im.y, sizex: im.sizex, sizey: im.sizey, xref: im.xref, yref: im.yref, pixels: await pixels(im.source)});
+    }
+    out[gd.id] = {traces, images};
+  }
+  return out;
+}"""
+
+SETTLED_JS = """() => {
+  if (document.querySelector('.figures.is-busy')) return false;
+  const waiting = document.querySelector('.plot[data-pending]');
+  if (waiting) { waiting.scrollIntoView({block: 'center'}); return false; }
+  return [...document.querySelectorAll('.plot')].every((el) => el._fullLayout);
+}"""
+
+
+def settle(page, quiet_ms: int = 150) -> None:
+    """Wait for the page's /api/ requests to end, every plot to be drawn (a plot waiting to come
+    into view is scrolled to) and two frames to pass (what follows a draw lands by then)."""
+    wait_for_quiet_api(page, quiet_ms=quiet_ms)
+    page.wait_for_function(SETTLED_JS)
+    page.evaluate("() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))")
+
+
+def twin_url(page) -> str:
+    """The JSON twin of what the page shows now (its toolbar's JSON link)."""
+    return page.locator('[data-role="json-twin"]').first.evaluate("(a) => a.href")
+
+
+def numeric(values):
+    """A list (or list of lists) of numbers and nulls as a float array (null → NaN), else None."""
+    import numpy as np
+
+    if not isinstance(values, list) or not values:
+        return None
+    rows = values if isinstance(values[0], list) else None
+    flat = [v for row in values for v in row] if rows is not None else values
+    if rows is not None and (not all(isinstance(row, list) for row in values) or len({len(row) for row in values}) != 1):
+        return None
+    if not flat or not all((isinstance(v, (int, float)) and not isinstance(v, bool)) or v is None for v in flat):
+        return None
+    array = np.array([np.nan if v is None else v for v in flat], dtype=float)
+    return array.reshape(len(values), -1) if rows is not None else array
+
+
+def twin_arrays(twin) -> dict:
+    """Every numeric array of a twin by its path (``.a.b``, ``.m[3]`` a row, ``.m[:,3]`` a column,
+    ``.items[].f`` a field across a list of objects), grouped by shape."""
+    found: dict = {}
+
+    def add(path, array):
+        found.setdefault(array.shape, []).append((path, array))
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, f"{path}.{key}")
+            return
+        if not isinstance(node, list) or not node:
+            return
+        array = numeric(node)
+        if array is not None:
+            add(path, array)
+            if array.ndim == 2:
+                for i in range(array.shape[0]):
+                    add(f"{path}[{i}]", array[i])
+                for j in range(array.shape[1]):
+                    add(f"{path}[:,{j}]", array[:, j])
+            return
+        if all(isinstance(item, dict) for item in node):
+            for key in node[0]:
+                walk([item.get(key) for item in node], f"{path}[].{key}")
+        for i, item in enumerate(node):
+            walk(item, f"{path}[{i}]")
+
+    walk(twin, "")
+    return found
+
+
+def same_numbers(a, b, rtol: float = 1.2e-7) -> bool:
+    """Equal shapes and values within float32 rounding (NaN equal to NaN)."""
+    import numpy as np
+
+    return a.shape == b.shape and bool(np.allclose(a, b, rtol=rtol, atol=1e-300, equal_nan=True))
+
+
+def twin_path(values, arrays: dict, prefer: str | None = None) -> str | None:
+    """The path of a twin array equal to ``values`` (``prefer`` first), or None."""
+    array = numeric(values)
+    if array is None:
+        return None
+    candidates = arrays.get(array.shape, [])
+    for path, candidate in sorted(candidates, key=lambda item: item[0] != prefer):
+        if same_numbers(array, candidate):
+            return path
+    return None
+
+
+def image_pixels(image):
+    """A DRAWN_JS image's pixels as a (height, width, 4) uint8 array, or None if not sent."""
+    import base64
+
+    import numpy as np
+
+    pixels = image["pixels"]
+    if not pixels["rgba"]:
+        return None
+    raw = np.frombuffer(base64.b64decode(pixels["rgba"]), dtype=np.uint8)
+    return raw.reshape(pixels["height"], pixels["width"], 4)
+
+
+def colours_follow(values, pixels) -> bool:
+    """Whether ``pixels`` (h, w, 4) draw ``values`` (h, w) through some colour scale: the cells of
+    one colour hold one band of values, and the bands of different colours do not overlap (a scale
+    maps each value to one colour and bands of values to neighbouring colours).  Cells without a
+    value (NaN) are left out; at most one colour-step of overlap is allowed for rounding."""
+    import numpy as np
+
+    finite = np.isfinite(values)
+    if not finite.any():
+        return True
+    keys = (pixels[..., 0].astype(np.int64) << 16 | pixels[..., 1].astype(np.int64) << 8 | pixels[..., 2])[finite]
+    z = values[finite]
+    order = np.lexsort((z, keys))
+    keys, z = keys[order], z[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    ends = np.r_[starts[1:], keys.size] - 1
+    lows, highs = z[starts], z[ends]
+    band = np.argsort(lows, kind="stable")
+    lows, highs = lows[band], highs[band]
+    span = float(z.max() - z.min()) or 1.0
+    slack = span / 255 + 1e-12 * span
+    return bool(np.all(lows[1:] >= np.maximum.accumulate(highs)[:-1] - slack))
