@@ -14,7 +14,8 @@
 // and a control whose value the new bounds exclude moves to the nearest allowed one.
 
 import { LatestRequest, prefetch, cachedBody } from "./api.js";
-import { flushAll } from "./plot.js";
+import { flushAll } from "./draw.js";
+import { boundText } from "./numbers.js";
 import { ownProblem, ruleBounds, ruleProblem, ruleReads } from "./rules.js";
 import { History, formatValue, parseValue, queryFromState, stateFromQuery, withQuery } from "./url-state.js";
 
@@ -201,7 +202,7 @@ export function startPage({ draw }) {
       }
       const hint = document.getElementById(`range-${field.name}`);
       if (hint && Number.isFinite(lo) && Number.isFinite(hi)) {
-        hint.textContent = `${loOpen ? "above " : ""}${formatNumber(lo)} – ${hiOpen ? "below " : ""}${formatNumber(hi)}`;
+        hint.textContent = `${loOpen ? "above " : ""}${boundText(lo)} – ${hiOpen ? "below " : ""}${boundText(hi)}`;
       }
     }
   }
@@ -224,7 +225,7 @@ export function startPage({ draw }) {
         const why = ruleProblem(rules, other, state);
         state = { ...state, [other]: after };
         showValue(other, after);
-        setNote(other, why ? `Moved to ${Array.isArray(after) ? after.join(", ") : formatNumber(after)}: ${why}.` : "");
+        setNote(other, why ? `Moved to ${Array.isArray(after) ? after.join(", ") : boundText(after)}: ${why}.` : "");
         for (const next of dependents[other] || []) queue.push(next);
       }
     }
@@ -534,7 +535,7 @@ export function startPage({ draw }) {
   }
 
   async function exportImages(format) {
-    const { exportFigure } = await import("./plot.js");
+    const { exportFigure } = await import("./exports.js");
     await flushAll();
     const plots = [...document.querySelectorAll(".plot")].filter((el) => el.data);
     for (const [i, el] of plots.entries()) {
@@ -621,16 +622,4 @@ function sameValue(a, b) {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => item === b[i]);
   }
   return a === b;
-}
-
-const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
-
-function formatNumber(value) {
-  if (Math.abs(value) >= 1e7) {
-    const power = Math.floor(Math.log10(Math.abs(value)));
-    const mantissa = Number((value / 10 ** power).toPrecision(3));
-    const exponent = [...String(power)].map((ch) => SUPERSCRIPT[ch]).join("");
-    return `${mantissa === 1 ? "" : `${mantissa}×`}10${exponent}`;
-  }
-  return Number(value.toPrecision(6)).toLocaleString("en-US", { maximumFractionDigits: 6 });
 }

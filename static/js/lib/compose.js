@@ -1,0 +1,93 @@
+import { fixRanges, tidyLogAxes } from "./axes.js";
+import { legendItems } from "./chrome.js";
+import { niceTicks } from "./colours.js";
+import { imageHeatmap, nativeHeatmap } from "./heatmap.js";
+import { annotationLabel, placeholder, traceLabels } from "./labels.js";
+import { baseLayout, fontSize, merge, titleText } from "./layout.js";
+import { tickLabel } from "./numbers.js";
+
+// What Plotly gets of a line or bar trace on screen: everything but its name and hover texts,
+// which the page's own legend and tooltip show (legendItems, attachTooltip).  A redraw whose only
+// changes are animatable (x, y, colours, axis ranges: Plotly.PlotSchema's `anim`) then takes
+// Plotly's transition path, which redraws the traces and axes and nothing else (~3× faster here).
+function screenTrace(trace, index) {
+  const out = { ...trace, name: `trace ${index}`, hoverinfo: trace.hoverinfo === "skip" ? "skip" : "none" };
+  delete out.hovertemplate;
+  delete out.hovertext;
+  delete out.customdata;
+  if (!String(trace.mode || "").includes("text") && trace.type !== "bar") delete out.text;
+  if (trace.type === "bar" && !trace.textposition) delete out.text;
+  return out;
+}
+
+export function compose(el, traces, pageLayout, forExport = false) {
+  const layout = merge(baseLayout(), pageLayout);
+  const title = titleText(layout.title);
+  delete layout.title;
+  delete layout.legend;
+  delete layout.height;
+  delete layout.width;
+  const items = legendItems(traces, pageLayout || {});
+  layout.showlegend = false;
+  layout.autosize = false;
+  layout.width = Math.max(200, Math.round(el.clientWidth || 600));
+  layout.height = Math.max(160, Math.round(el.clientHeight || 420));
+  const hidden = el._hiddenTraces || new Set();
+  const drawn = [];
+  const images = [];
+  const heatmaps = [];
+  const labels = [];
+  traces.forEach((trace, index) => {
+    // A heatmap that writes text in its cells or leaves gaps between them (a handful of labelled
+    // cells) stays a Plotly heatmap, with its colour scale resolved the same way.
+    if (trace.type === "heatmap" && (trace.texttemplate || trace.xgap || trace.ygap)) {
+      drawn.push(nativeHeatmap(trace));
+      return;
+    }
+    if (trace.type === "heatmap" && Array.isArray(trace.z) && trace.z.length && Array.isArray(trace.z[0])) {
+      const { carrier, image, entry, axisPatch } = imageHeatmap(trace, layout, forExport);
+      for (const [name, patch] of Object.entries(axisPatch)) layout[name] = merge(layout[name] || {}, patch);
+      drawn.push(carrier);
+      images.push(image);
+      heatmaps.push(entry);
+      return;
+    }
+    const key = trace.legendgroup || trace.name;
+    const shown = key && hidden.has(key) ? { ...trace, visible: "legendonly" } : trace;
+    if (!forExport && trace.mode === "text" && shown.visible !== "legendonly") {
+      labels.push(...traceLabels(trace));
+      drawn.push(placeholder(trace));
+      return;
+    }
+    drawn.push(forExport ? shown : screenTrace(shown, index));
+  });
+  if (!forExport && Array.isArray(layout.annotations)) {
+    const kept = [];
+    for (const note of layout.annotations) (note.showarrow === false ? labels : kept).push(note.showarrow === false ? annotationLabel(note) : note);
+    layout.annotations = kept;
+  }
+  if (images.length) layout.images = [...(layout.images || []), ...images];
+  // Room on the right for a colour bar beside the plot (drawn by Plotly in exports, as HTML on screen).
+  if (heatmaps.some((entry) => entry.colourBar && entry.colourBar.x >= 1) && !(pageLayout?.margin?.r > 0)) {
+    // as wide as the longest tick label needs (about 0.62 em a digit, 2.2 em for the bar and gaps)
+    const chars = Math.max(...heatmaps.filter((entry) => entry.colourBar).map((entry) => {
+      const ticks = niceTicks(entry.colour.zmin, entry.colour.zmax);
+      const step = ticks.length > 1 ? ticks[1] - ticks[0] : 1;
+      return Math.max(...ticks.map((value) => tickLabel(value, step).length));
+    }));
+    layout.margin = { ...layout.margin, r: Math.round(fontSize() * Math.max(6, 0.62 * chars + 2.2) + 10) };
+  }
+  for (const [key, value] of Object.entries(layout)) {
+    if (/^[xy]axis\d*$/.test(key) && value && typeof value === "object") {
+      layout[key] = merge({ automargin: false, title: { standoff: 6 } }, value);
+    }
+  }
+  tidyLogAxes(layout, drawn);
+  fixRanges(el, layout, drawn);
+  // The transition path pays off when the traces keep their number of points (a slider moving a
+  // curve); when points come and go, its enter/exit work costs more than a plain redraw.
+  const lengths = drawn.map((trace) => (trace.x ? trace.x.length : 0) + "," + (trace.y ? trace.y.length : 0)).join(";");
+  if (!forExport && el._pointCounts === lengths) layout.transition = { duration: 0 };
+  if (!forExport) el._pointCounts = lengths;
+  return { traces: drawn, layout, title, items, heatmaps, labels, pageTraces: traces, pageLayout };
+}
