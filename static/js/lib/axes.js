@@ -60,8 +60,9 @@ export function tidyLogAxes(layout, traces) {
 }
 
 /**
- * Explicit ranges for every numeric axis the page left to autorange (Plotly's transition path
- * needs them: an autoranged axis makes every redraw a full one).  Lines span their data exactly
+ * Explicit ranges for every numeric axis the page left to autorange: the same rule on every page
+ * and every redraw, and what Plotly's transition path needs (an autoranged axis makes each of its
+ * steps a full redraw) for pages that ask for a transition.  Lines span their data exactly
  * along x; y gets 5% either side; markers 3% along x too; bars include 0 and half a bar; log
  * axes pad in decades.  An axis the reader zoomed keeps the reader's range.
  */

@@ -7,9 +7,8 @@ import { baseLayout, fontSize, merge, titleText } from "./layout.js";
 import { tickLabel } from "./numbers.js";
 
 // What Plotly gets of a line or bar trace on screen: everything but its name and hover texts,
-// which the page's own legend and tooltip show (legendItems, attachTooltip).  A redraw whose only
-// changes are animatable (x, y, colours, axis ranges: Plotly.PlotSchema's `anim`) then takes
-// Plotly's transition path, which redraws the traces and axes and nothing else (~3× faster here).
+// which the page's own legend and tooltip show (legendItems, attachTooltip), so that a new hover
+// text or name is no change Plotly has to redraw for.
 function screenTrace(trace, index) {
   const out = { ...trace, name: `trace ${index}`, hoverinfo: trace.hoverinfo === "skip" ? "skip" : "none" };
   delete out.hovertemplate;
@@ -84,10 +83,5 @@ export function compose(el, traces, pageLayout, forExport = false) {
   }
   tidyLogAxes(layout, drawn);
   fixRanges(el, layout, drawn);
-  // The transition path pays off when the traces keep their number of points (a slider moving a
-  // curve); when points come and go, its enter/exit work costs more than a plain redraw.
-  const lengths = drawn.map((trace) => (trace.x ? trace.x.length : 0) + "," + (trace.y ? trace.y.length : 0)).join(";");
-  if (!forExport && el._pointCounts === lengths) layout.transition = { duration: 0 };
-  if (!forExport) el._pointCounts = lengths;
   return { traces: drawn, layout, title, items, heatmaps, labels, pageTraces: traces, pageLayout };
 }

@@ -20,7 +20,7 @@ import { attachHover, showColourBars } from "./heatmap.js";
 import { attachTooltip } from "./hover.js";
 import { showLabels } from "./labels.js";
 import { isPresenter, titleText } from "./layout.js";
-import { figureKey, frameOf, planUpdate } from "./planner.js";
+import { keepUnchanged, same } from "./same.js";
 
 function modeBar() {
   return [[
@@ -43,16 +43,22 @@ function plotConfig() {
 
 const SHARP_BELOW = 400;
 
-/** Compose and draw; skipped when the page's figure equals the one drawn there (unless forced). */
+/**
+ * Compose and draw with Plotly.react, which works out itself what to redraw: a heatmap whose
+ * numbers changed swaps its image (an image source is redrawn alone), a curve that moved is
+ * recalculated, and a page that wants its curves to glide asks for it with Plotly's own
+ * `transition` in its layout (the clock's hands).  A figure equal to the one drawn is skipped
+ * (unless forced): a change then redraws only the plots it changes.
+ */
 function paint(el, traces, layout, force = false) {
-  const key = force ? null : figureKey(traces, [layout, el.clientWidth, el.clientHeight, isPresenter()]);
-  if (key !== null && el.data && el._figureKey === key) {
+  const asked = { traces, layout, size: [el.clientWidth, el.clientHeight, isPresenter()] };
+  if (!force && el.data && el._asked && same(el._asked, asked)) {
     showChrome(el, titleText(layout.title), legendItems(traces, layout), () => repaint(el));
     return Promise.resolve(el);
   }
   const figure = compose(el, traces, layout);
   showChrome(el, figure.title, figure.items, () => repaint(el));
-  el._figureKey = key;
+  el._asked = asked;
   el._lastDraw = { traces, layout };
   // What the plot shows, as the page gave it (heatmaps with their numbers): read by the tests.
   el._shown = traces;
@@ -62,32 +68,18 @@ function paint(el, traces, layout, force = false) {
   const sharp = figure.heatmaps.length > 0 && figure.heatmaps.every((entry) => entry.width < SHARP_BELOW && entry.height < SHARP_BELOW);
   if (sharp) el.dataset.sharp = "";
   else delete el.dataset.sharp;
-  const frame = frameOf(figure);
   const first = !el.data;
-  const plan = first ? { kind: "react" } : planUpdate(el, figure, frame);
-  let drawn;
-  if (plan.kind === "relayout") {
-    // A heatmap's new numbers (and size): swap the image and move the axes; nothing else redraws.
-    drawn = Object.keys(plan.update).length ? Plotly.relayout(el, plan.update) : Promise.resolve(el);
-  } else if (plan.kind === "animate") {
-    // Only these traces move (and the axes): Plotly redraws them alone, without a transition.
-    drawn = Plotly.animate(el, { data: plan.data, traces: plan.traces, layout: plan.layout }, {
-      transition: { duration: 0 },
-      frame: { duration: 0, redraw: false },
-      mode: "immediate",
-    });
-  } else if (plan.kind === "none") {
-    drawn = Promise.resolve(el);
-  } else {
-    drawn = Plotly.react(el, figure.traces, figure.layout, plotConfig());
-  }
-  el._drawn = { frame, traces: figure.traces, layout: figure.layout };
+  // Arrays equal to the ones drawn are handed back as the same objects: Plotly.react takes a new
+  // array for new data, so this is how it learns which traces did not change.
+  const given = el._given ? keepUnchanged(el._given, { traces: figure.traces, layout: figure.layout }) : figure;
+  el._given = { traces: given.traces, layout: given.layout };
+  const drawn = Plotly.react(el, given.traces, given.layout, plotConfig());
   // The object URLs of the images replaced are released once the new ones are up.
   const old = el._sources || [];
-  const current = figure.heatmaps.length ? figure.layout.images.slice(-figure.heatmaps.length).map((image) => image.source) : [];
+  const current = figure.heatmaps.map((entry) => entry.source);
   el._sources = current;
-  Promise.resolve(drawn).then(() => old.forEach((url) => !current.includes(url) && URL.revokeObjectURL(url)));
-  Promise.resolve(drawn).then(() => {
+  drawn.then(() => {
+    old.forEach((url) => !current.includes(url) && URL.revokeObjectURL(url));
     showColourBars(el, figure.heatmaps);
     showLabels(el, figure.labels);
   });

@@ -109,9 +109,6 @@ export function heatmapBitmap(z, colour, cols, rows) {
   return bytes;
 }
 
-// The invisible traces standing in for image heatmaps (their points follow the image's extent).
-export const CARRIERS = new WeakSet();
-
 /**
  * Replace a heatmap trace by an image of its cells and an invisible carrier trace that holds the
  * axes' categories and the colour bar.  Returns {carrier, image, entry} (entry: for hover/tests).
@@ -198,7 +195,6 @@ export function imageHeatmap(trace, layout, forExport = false) {
         }
       : { size: 1, opacity: 0, color: "#000" },
   };
-  CARRIERS.add(carrier);
   const entry = {
     z,
     x: trace.x ? [...trace.x] : xs.centres,
@@ -216,6 +212,7 @@ export function imageHeatmap(trace, layout, forExport = false) {
     colour,
     colourBar: showscale ? { title: titleText(trace.colorbar?.title), x: trace.colorbar?.x ?? 1.02, y: trace.colorbar?.y ?? 0.5, len: trace.colorbar?.len ?? 1 } : null,
     bitmap,
+    source,
     width: colsIndex.length,
     height: rowsIndex.length,
     colsIndex,

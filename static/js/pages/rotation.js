@@ -141,6 +141,8 @@ startPage({
         title: { text: `θ ${equals(data.theta, 6, " rad")} (${approx(data.theta_degrees, 5)}°) per token, offset n − m = ${data.offset}` },
         ...squarePanels(grid, square, [leftLabel, rightLabel], { captionAt: "top" }),
         margin: { t: 44, l: 30, r: 20, b: 30 },
+        // The arrows turn as m moves: Plotly moves them without redrawing the planes.
+        transition: { duration: 0 },
       },
     );
 
