@@ -127,12 +127,3 @@ export function lookupTable(stops) {
   lutCache.set(stops, lut);
   return lut;
 }
-
-/** Nice tick values across [lo, hi]: about five, on 1-2-5 steps. */
-export function niceTicks(lo, hi) {
-  if (!(hi > lo)) return [lo];
-  const step = niceStep((hi - lo) / 5);
-  const ticks = [];
-  for (let v = Math.ceil(lo / step - 1e-9) * step; v <= hi + step * 1e-9; v += step) ticks.push(Math.abs(v) < step * 1e-9 ? 0 : v);
-  return ticks;
-}

@@ -1,10 +1,8 @@
 import { fixRanges, tidyLogAxes } from "./axes.js";
 import { legendItems } from "./chrome.js";
-import { niceTicks } from "./colours.js";
 import { imageHeatmap, nativeHeatmap } from "./heatmap.js";
 import { annotationLabel, placeholder, traceLabels } from "./labels.js";
-import { baseLayout, fontSize, merge, titleText } from "./layout.js";
-import { tickLabel } from "./numbers.js";
+import { baseLayout, merge, textSize, titleText } from "./layout.js";
 
 // What Plotly gets of a line or bar trace on screen: everything but its name and hover texts,
 // which the page's own legend and tooltip show (legendItems, attachTooltip), so that a new hover
@@ -44,7 +42,7 @@ export function compose(el, traces, pageLayout, forExport = false) {
       return;
     }
     if (trace.type === "heatmap" && Array.isArray(trace.z) && trace.z.length && Array.isArray(trace.z[0])) {
-      const { carrier, image, entry, axisPatch } = imageHeatmap(trace, layout, forExport);
+      const { carrier, image, entry, axisPatch } = imageHeatmap(trace, layout);
       for (const [name, patch] of Object.entries(axisPatch)) layout[name] = merge(layout[name] || {}, patch);
       drawn.push(carrier);
       images.push(image);
@@ -66,16 +64,7 @@ export function compose(el, traces, pageLayout, forExport = false) {
     layout.annotations = kept;
   }
   if (images.length) layout.images = [...(layout.images || []), ...images];
-  // Room on the right for a colour bar beside the plot (drawn by Plotly in exports, as HTML on screen).
-  if (heatmaps.some((entry) => entry.colourBar && entry.colourBar.x >= 1) && !(pageLayout?.margin?.r > 0)) {
-    // as wide as the longest tick label needs (about 0.62 em a digit, 2.2 em for the bar and gaps)
-    const chars = Math.max(...heatmaps.filter((entry) => entry.colourBar).map((entry) => {
-      const ticks = niceTicks(entry.colour.zmin, entry.colour.zmax);
-      const step = ticks.length > 1 ? ticks[1] - ticks[0] : 1;
-      return Math.max(...ticks.map((value) => tickLabel(value, step).length));
-    }));
-    layout.margin = { ...layout.margin, r: Math.round(fontSize() * Math.max(6, 0.62 * chars + 2.2) + 10) };
-  }
+  roomForColourBars(layout, heatmaps, pageLayout);
   for (const [key, value] of Object.entries(layout)) {
     if (/^[xy]axis\d*$/.test(key) && value && typeof value === "object") {
       layout[key] = merge({ automargin: false, title: { standoff: 6 } }, value);
@@ -84,4 +73,14 @@ export function compose(el, traces, pageLayout, forExport = false) {
   tidyLogAxes(layout, drawn);
   fixRanges(el, layout, drawn);
   return { traces: drawn, layout, title, items, heatmaps, labels, pageTraces: traces, pageLayout };
+}
+
+// Room on the right for a colour bar at the plot's right edge, from the start: Plotly would push
+// the margin out itself, but only after a first layout, and lays the axes out twice.
+function roomForColourBars(layout, heatmaps, pageLayout) {
+  const bars = heatmaps.filter((entry) => entry.colourBar && !(entry.colourBarX < 1));
+  if (!bars.length || pageLayout?.margin?.r > 0) return;
+  const digits = Math.max(...bars.map(({ colour }) => Math.max(...[colour.zmin, colour.zmax].map((v) => String(Number(v.toPrecision(3))).length))));
+  // the bar, about 0.62 em a digit (and a sign), the title turned beside it
+  layout.margin = { ...layout.margin, r: Math.round(textSize() * (0.62 * (digits + 1) + 3.6) + 10) };
 }

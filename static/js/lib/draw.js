@@ -16,7 +16,7 @@
 import { legendItems, showChrome } from "./chrome.js";
 import { compose } from "./compose.js";
 import { exportFigure } from "./exports.js";
-import { attachHover, showColourBars } from "./heatmap.js";
+import { attachHover } from "./heatmap.js";
 import { attachTooltip } from "./hover.js";
 import { showLabels } from "./labels.js";
 import { isPresenter, titleText } from "./layout.js";
@@ -80,7 +80,6 @@ function paint(el, traces, layout, force = false) {
   el._sources = current;
   drawn.then(() => {
     old.forEach((url) => !current.includes(url) && URL.revokeObjectURL(url));
-    showColourBars(el, figure.heatmaps);
     showLabels(el, figure.labels);
   });
   if (first) {

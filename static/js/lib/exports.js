@@ -1,6 +1,6 @@
 import { compose } from "./compose.js";
 import { heatmapBitmap } from "./heatmap.js";
-import { fontSize } from "./layout.js";
+import { textSize } from "./layout.js";
 
 // Exports: one plot as PNG or SVG, its title and legend drawn into the picture by Plotly.
 
@@ -21,8 +21,8 @@ export async function exportFigure(el, format, filename) {
   if (!last) return;
   const figure = compose(el, last.traces, last.layout, true);
   const layout = { ...figure.layout };
-  const extraTop = figure.title ? Math.round(fontSize() * 2.6) : 0;
-  const extraBottom = figure.items.length ? Math.round(fontSize() * 1.6 * Math.ceil(figure.items.length / 3)) + 20 : 0;
+  const extraTop = figure.title ? Math.round(textSize() * 2.6) : 0;
+  const extraBottom = figure.items.length ? Math.round(textSize() * 1.6 * Math.ceil(figure.items.length / 3)) + 20 : 0;
   layout.height += extraTop + extraBottom;
   layout.margin = { ...layout.margin, t: layout.margin.t + extraTop, b: layout.margin.b + extraBottom };
   if (figure.title) layout.title = { text: figure.title, x: 0.02, xanchor: "left" };

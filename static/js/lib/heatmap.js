@@ -1,8 +1,8 @@
 import { axisName, categoryTicks } from "./axes.js";
-import { LUT_SIZE, MISSING_RGB, SEQUENTIAL, colourRange, lookupTable, niceTicks, plotlyScale } from "./colours.js";
+import { LUT_SIZE, MISSING_RGB, SEQUENTIAL, colourRange, lookupTable, plotlyScale } from "./colours.js";
 import { pick, placeTip, tipOf } from "./hover.js";
-import { isPresenter, merge, richText, titleText } from "./layout.js";
-import { formatNumber, tickLabel } from "./numbers.js";
+import { isPresenter, merge, richText } from "./layout.js";
+import { formatNumber } from "./numbers.js";
 
 // ---- heatmaps as images ---------------------------------------------------------------------------
 
@@ -109,43 +109,47 @@ export function heatmapBitmap(z, colour, cols, rows) {
   return bytes;
 }
 
-/**
- * Replace a heatmap trace by an image of its cells and an invisible carrier trace that holds the
- * axes' categories and the colour bar.  Returns {carrier, image, entry} (entry: for hover/tests).
- */
-export function imageHeatmap(trace, layout, forExport = false) {
-  const z = trace.z;
-  const rowsN = z.length;
-  const colsN = rowsN ? z[0].length : 0;
+/** Where the image of a heatmap trace lies: its cells' edges and which way each axis runs. */
+function geometry(trace, layout) {
+  const rowsN = trace.z.length;
+  const colsN = rowsN ? trace.z[0].length : 0;
   const xs = numericCoords(trace.x, colsN);
   const ys = numericCoords(trace.y, rowsN);
-  const xEdges = edgesOf(xs.centres);
-  const yEdges = edgesOf(ys.centres);
-  const colour = colourRange(z, trace.colorscale || SEQUENTIAL, trace.zmin, trace.zmax, trace.zauto === false);
   const xAxis = layout[axisName(trace.xaxis, "x")] || {};
   const yAxis = layout[axisName(trace.yaxis, "y")] || {};
   // The image is drawn top row first: the row at the top of the screen is the largest y unless the
   // y axis is reversed (its range given high to low, or autorange "reversed").
-  const yRange = yAxis.range;
-  const yReversed = yAxis.autorange === "reversed" || (Array.isArray(yRange) && yRange[0] > yRange[1]);
-  const xRange = xAxis.range;
-  const xReversed = xAxis.autorange === "reversed" || (Array.isArray(xRange) && xRange[0] > xRange[1]);
-  const yTopFirst = yReversed ? yEdges : [...yEdges].reverse();
-  const xLeftFirst = xReversed ? [...xEdges].reverse() : xEdges;
-  const colsIndex = pixelCells(xLeftFirst).map((cell) => (xReversed ? colsN - 1 - cell : cell));
-  const rowsIndex = pixelCells(yTopFirst).map((cell) => (yReversed ? cell : rowsN - 1 - cell));
-  const bitmap = heatmapBitmap(z, colour, colsIndex, rowsIndex);
-  const source = URL.createObjectURL(new Blob([bitmap], { type: "image/bmp" }));
-  const xLo = Math.min(xEdges[0], xEdges[colsN]);
-  const xHi = Math.max(xEdges[0], xEdges[colsN]);
-  const yLo = Math.min(yEdges[0], yEdges[rowsN]);
-  const yHi = Math.max(yEdges[0], yEdges[rowsN]);
-  const image = {
+  const reversed = (axisLayout) => axisLayout.autorange === "reversed" || (Array.isArray(axisLayout.range) && axisLayout.range[0] > axisLayout.range[1]);
+  const xEdges = edgesOf(xs.centres);
+  const yEdges = edgesOf(ys.centres);
+  const span = (edges) => [Math.min(edges[0], edges[edges.length - 1]), Math.max(edges[0], edges[edges.length - 1])];
+  return {
+    rowsN, colsN, xs, ys, xEdges, yEdges,
+    xReversed: reversed(xAxis), yReversed: reversed(yAxis),
+    xGiven: Array.isArray(xAxis.range), yGiven: Array.isArray(yAxis.range),
+    xSpan: span(xEdges), ySpan: span(yEdges),
+  };
+}
+
+/** The colour-mapped cells as a BMP, one pixel per cell (several where cells are unequal). */
+function pixels(trace, g, colour) {
+  const yTopFirst = g.yReversed ? g.yEdges : [...g.yEdges].reverse();
+  const xLeftFirst = g.xReversed ? [...g.xEdges].reverse() : g.xEdges;
+  const colsIndex = pixelCells(xLeftFirst).map((cell) => (g.xReversed ? g.colsN - 1 - cell : cell));
+  const rowsIndex = pixelCells(yTopFirst).map((cell) => (g.yReversed ? cell : g.rowsN - 1 - cell));
+  return { colsIndex, rowsIndex, bitmap: heatmapBitmap(trace.z, colour, colsIndex, rowsIndex) };
+}
+
+/** The layout image that shows the cells, stretched over their extent on the trace's axes. */
+function imageOf(trace, g, source) {
+  const [xLo, xHi] = g.xSpan;
+  const [yLo, yHi] = g.ySpan;
+  return {
     source,
     xref: trace.xaxis || "x",
     yref: trace.yaxis || "y",
-    x: xReversed ? xHi : xLo,
-    y: yReversed ? yLo : yHi,
+    x: g.xReversed ? xHi : xLo,
+    y: g.yReversed ? yLo : yHi,
     sizex: xHi - xLo,
     sizey: yHi - yLo,
     xanchor: "left",
@@ -153,56 +157,58 @@ export function imageHeatmap(trace, layout, forExport = false) {
     sizing: "stretch",
     layer: "above",
   };
-  // Axis ranges: the cells' extent, in the direction the page asked for.
-  const range = (lo, hi, reversed) => (reversed ? [hi, lo] : [lo, hi]);
-  // (unless the page gave a range of its own, e.g. to show where a table ends).
-  const axisPatch = {
-    [axisName(trace.xaxis, "x")]: {
-      ...(Array.isArray(xRange) ? {} : { range: range(xLo, xHi, xReversed) }),
-      autorange: false,
-      showgrid: false,
-      ...(xs.categories ? categoryTicks(xs.categories) : {}),
-    },
-    [axisName(trace.yaxis, "y")]: {
-      ...(Array.isArray(yRange) ? {} : { range: range(yLo, yHi, yReversed) }),
-      autorange: false,
-      showgrid: false,
-      ...(ys.categories ? categoryTicks(ys.categories) : {}),
-    },
+}
+
+/** The axes span the cells, in the direction the page asked for (unless it gave a range itself). */
+function axesOf(trace, g) {
+  const one = (given, [lo, hi], reversed, categories) => ({
+    ...(given ? {} : { range: reversed ? [hi, lo] : [lo, hi] }),
+    ticks: "", // (Plotly would add tick marks beside a heatmap, pushing the labels onto the axis title)
+    autorange: false,
+    showgrid: false,
+    ...(categories ? categoryTicks(categories) : {}),
+  });
+  return {
+    [axisName(trace.xaxis, "x")]: one(g.xGiven, g.xSpan, g.xReversed, g.xs.categories),
+    [axisName(trace.yaxis, "y")]: one(g.yGiven, g.ySpan, g.yReversed, g.ys.categories),
   };
-  const showscale = trace.showscale !== false;
-  const carrier = {
-    type: "scatter",
-    mode: "markers",
-    x: [xs.centres[0], xs.centres[colsN - 1]],
-    y: [ys.centres[0], ys.centres[rowsN - 1]],
-    xaxis: trace.xaxis,
-    yaxis: trace.yaxis,
-    hoverinfo: "skip",
-    showlegend: false,
-    // On screen the colour bar is HTML (showColourBars): a new range then costs no redraw of the
-    // figure.  An exported picture gets Plotly's own, from this same scale and range.
-    marker: forExport
-      ? {
-          size: 1,
-          opacity: 0,
-          color: [colour.zmin, colour.zmax],
-          cmin: colour.zmin,
-          cmax: colour.zmax,
-          colorscale: plotlyScale(colour.scale),
-          showscale,
-          ...(showscale ? { colorbar: merge({ thickness: isPresenter() ? 24 : 14, len: 1, outlinewidth: 0, title: { side: "right" } }, trace.colorbar || {}) } : {}),
-        }
-      : { size: 1, opacity: 0, color: "#000" },
+}
+
+/**
+ * The trace Plotly gets in the image's place: it spans the cells' corners (the axes keep their
+ * extent) and shows nothing of its own.  With a colour bar it is a transparent 2 × 2 heatmap of
+ * the image's lowest and highest value, on the image's scale, so that Plotly draws and lays out the
+ * colour bar, its ticks and its title (pushing the margins to fit them); without one, an invisible
+ * marker pair.
+ */
+function carrierOf(trace, g, colour) {
+  const base = { x: [...g.xSpan], y: [...g.ySpan], xaxis: trace.xaxis, yaxis: trace.yaxis, hoverinfo: "skip", showlegend: false };
+  if (trace.showscale === false) return { ...base, type: "scatter", mode: "markers", marker: { size: 1, opacity: 0, color: "#000" } };
+  return {
+    ...base,
+    type: "heatmap",
+    name: trace.name,
+    z: [[colour.zmin, colour.zmax], [colour.zmax, colour.zmin]],
+    opacity: 0,
+    zmin: colour.zmin,
+    zmax: colour.zmax,
+    zauto: false,
+    colorscale: plotlyScale(colour.scale),
+    showscale: true,
+    colorbar: merge({ thickness: isPresenter() ? 24 : 14, len: 1, outlinewidth: 0, ticklabelposition: "outside bottom", title: { side: "top" } }, trace.colorbar || {}),
   };
-  const entry = {
-    z,
-    x: trace.x ? [...trace.x] : xs.centres,
-    y: trace.y ? [...trace.y] : ys.centres,
-    xEdges,
-    yEdges,
-    xCategories: xs.categories,
-    yCategories: ys.categories,
+}
+
+/** What hover and the tests read of an image heatmap: its numbers and how they were drawn. */
+function entryOf(trace, g, colour, drawn, source) {
+  return {
+    z: trace.z,
+    x: trace.x ? [...trace.x] : g.xs.centres,
+    y: trace.y ? [...trace.y] : g.ys.centres,
+    xEdges: g.xEdges,
+    yEdges: g.yEdges,
+    xCategories: g.xs.categories,
+    yCategories: g.ys.categories,
     xaxis: trace.xaxis || "x",
     yaxis: trace.yaxis || "y",
     hovertemplate: trace.hovertemplate || "x %{x}<br>y %{y}<br>%{z}<extra></extra>",
@@ -210,15 +216,32 @@ export function imageHeatmap(trace, layout, forExport = false) {
     text: trace.text,
     name: trace.name,
     colour,
-    colourBar: showscale ? { title: titleText(trace.colorbar?.title), x: trace.colorbar?.x ?? 1.02, y: trace.colorbar?.y ?? 0.5, len: trace.colorbar?.len ?? 1 } : null,
-    bitmap,
+    colourBar: trace.showscale !== false,
+    colourBarX: trace.colorbar?.x ?? 1.02, // (a page may place the bar between panels)
+    bitmap: drawn.bitmap,
     source,
-    width: colsIndex.length,
-    height: rowsIndex.length,
-    colsIndex,
-    rowsIndex,
+    width: drawn.colsIndex.length,
+    height: drawn.rowsIndex.length,
+    colsIndex: drawn.colsIndex,
+    rowsIndex: drawn.rowsIndex,
   };
-  return { carrier, image, entry, axisPatch };
+}
+
+/**
+ * A heatmap trace as an image of its cells (a layout image) and a carrier trace for Plotly (the
+ * axes' extent, the colour bar).  Returns {carrier, image, entry, axisPatch}.
+ */
+export function imageHeatmap(trace, layout) {
+  const g = geometry(trace, layout);
+  const colour = colourRange(trace.z, trace.colorscale || SEQUENTIAL, trace.zmin, trace.zmax, trace.zauto === false);
+  const drawn = pixels(trace, g, colour);
+  const source = URL.createObjectURL(new Blob([drawn.bitmap], { type: "image/bmp" }));
+  return {
+    carrier: carrierOf(trace, g, colour),
+    image: imageOf(trace, g, source),
+    entry: entryOf(trace, g, colour, drawn, source),
+    axisPatch: axesOf(trace, g),
+  };
 }
 
 // Labelled cells (words, names) sit at 0, 1, 2 … on a linear axis that shows their labels.
@@ -284,46 +307,5 @@ export function attachHover(el) {
   });
   el.addEventListener("mouseleave", () => {
     tipOf(el).hidden = true;
-  });
-}
-
-// A heatmap's colour bar as HTML beside the plot area: the same stops and range as the image.
-export function showColourBars(el, heatmaps) {
-  const full = el._fullLayout;
-  const bars = heatmaps.filter((entry) => entry.colourBar);
-  const old = [...el.querySelectorAll(":scope > .plot-colourbar")];
-  old.slice(bars.length).forEach((node) => node.remove());
-  if (!full || !bars.length) return;
-  const size = full._size;
-  bars.forEach((entry, k) => {
-    let node = old[k];
-    if (!node) {
-      node = document.createElement("div");
-      node.className = "plot-colourbar";
-      node.setAttribute("role", "img");
-      node.innerHTML = '<span class="plot-colourbar-title"></span><span class="plot-colourbar-bar"></span><span class="plot-colourbar-ticks"></span>';
-      el.appendChild(node);
-    }
-    const { x, y, len, title } = entry.colourBar;
-    const { zmin, zmax, scale } = entry.colour;
-    const height = Math.max(60, len * size.h);
-    const top = size.t + (1 - y) * size.h - height / 2;
-    node.style.left = `${Math.round(size.l + x * size.w)}px`;
-    node.style.top = `${Math.round(Math.max(0, top))}px`;
-    node.style.height = `${Math.round(height)}px`;
-    const stops = scale.map((rgb, i) => `rgb(${rgb.join(",")}) ${((100 * i) / (scale.length - 1)).toFixed(2)}%`);
-    node.querySelector(".plot-colourbar-bar").style.background = `linear-gradient(to top, ${stops.join(", ")})`;
-    node.querySelector(".plot-colourbar-title").innerHTML = richText(title);
-    const ticks = niceTicks(zmin, zmax);
-    const step = ticks.length > 1 ? ticks[1] - ticks[0] : 1;
-    node.querySelector(".plot-colourbar-ticks").replaceChildren(
-      ...ticks.map((value) => {
-        const tick = document.createElement("span");
-        tick.textContent = tickLabel(value, step);
-        tick.style.bottom = `${(100 * (value - zmin)) / (zmax - zmin || 1)}%`;
-        return tick;
-      }),
-    );
-    node.setAttribute("aria-label", `colour scale${title ? ` (${title.replace(/<[^>]+>/g, "")})` : ""}: ${tickLabel(zmin, step)} to ${tickLabel(zmax, step)}`);
   });
 }

@@ -66,7 +66,8 @@ export function lineWidth(base = 2) {
   return isPresenter() ? base * 2 : base;
 }
 
-export function fontSize() {
+/** The figures' text size in pixels (12 on a phone, 13 on a screen, 23 on a projector). */
+export function textSize() {
   // On a projector 23 px, so that even exponents and subscripts (drawn at 70%) stay at 16 px.
   if (isPresenter()) return 23;
   return isNarrow() ? 12 : 13;
@@ -74,7 +75,7 @@ export function fontSize() {
 
 export function baseLayout() {
   const presenter = isPresenter();
-  const size = fontSize();
+  const size = textSize();
   return {
     font: { family: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Liberation Sans', sans-serif", size, color: presenter ? "#000" : "#222" },
     // Fixed margins: room for tick labels (powers of ten included) and the axis title.

@@ -1,6 +1,6 @@
 // Every number the pages print, in one place: readouts and sentences (fmt, approx, equals,
-// count, out), hover templates (formatNumber: the d3-format subset the pages use), colour-bar ticks
-// (tickLabel) and control bounds (boundText).  A value shown with fewer digits than it has carries
+// count, out), hover templates (formatNumber: the d3-format subset the pages use) and control bounds
+// (boundText).  A value shown with fewer digits than it has carries
 // "≈", and a rounded value never ends in zeros that read as exact digits (47,117.2 is "≈ 47,117",
 // not "47,120").
 
@@ -27,16 +27,6 @@ function d3Like(value, spec) {
   if (kind === "g") return value.toPrecision(Math.max(1, digits));
   if (Number.isInteger(value) && precision === undefined) return grouped ? value.toLocaleString("en-US") : String(value);
   return String(Number(value.toPrecision(Math.max(1, digits))));
-}
-
-/** A colour-bar tick label with as many decimals as the tick step. */
-export function tickLabel(value, step) {
-  // As many decimals as the step has (a step of 2.5 labels −2.5, not −3).
-  let digits = 0;
-  while (digits < 10 && Math.abs(Math.round(step * 10 ** digits) - step * 10 ** digits) > 1e-6) digits++;
-  const magnitude = Math.abs(value);
-  const text = magnitude !== 0 && (magnitude >= 1e5 || magnitude < 1e-3) ? value.toExponential(1) : value.toFixed(Math.min(digits, 10));
-  return text.replace(/^-/, "−");
 }
 
 /**

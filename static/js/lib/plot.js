@@ -8,7 +8,7 @@
 //   exports.js  a plot as PNG or SVG
 
 export { draw, flushAll, shownTraces } from "./draw.js";
-export { baseLayout, isNarrowPlot, isPresenter, lineWidth, panelGrid, richText, sized, squarePanels } from "./layout.js";
+export { baseLayout, isNarrowPlot, isPresenter, lineWidth, panelGrid, richText, sized, squarePanels, textSize } from "./layout.js";
 export { axis } from "./axes.js";
 export { COLORS, DIVERGING, SEQUENTIAL, colourRange } from "./colours.js";
 export { fmt } from "./numbers.js";

@@ -180,7 +180,7 @@ function drawNope(data) {
   const nope = data.nope_causal;
   const L = data.seq_len;
   const positions = Array.from({ length: L }, (_, i) => i);
-  const grid = panelGrid("plot-nope", 2, 0.16);
+  const grid = panelGrid("plot-nope", 2, sized(0.16, 0.3)); // room between the panels for the weights' colour bar
   draw(
     "plot-nope",
     [
