@@ -128,9 +128,9 @@ def sized(request, browser):
 # bars on the next panel's ticks, /offsets' near-return labels), /rotation's presenter y ticks cut
 # at the figure's edge, /mrope's patch grid, /calculator's presenter ticks.
 STILL_BROKEN = {
-    "phone": {"offsets", "mrope", "absolute", "learned", "relative", "compare"},
-    "presenter": {"rotation", "mrope", "absolute", "learned", "relative", "calculator", "compare"},
-    "wide": {"offsets", "mrope", "absolute", "learned", "relative", "compare"},
+    "phone": {"offsets", "mrope", "absolute"},
+    "presenter": {"rotation", "mrope", "learned", "relative", "calculator"},
+    "wide": {"offsets", "mrope"},
 }
 
 
