@@ -128,9 +128,9 @@ def sized(request, browser):
 # bars on the next panel's ticks, /offsets' near-return labels), /rotation's presenter y ticks cut
 # at the figure's edge, /mrope's patch grid, /calculator's presenter ticks.
 STILL_BROKEN = {
-    "phone": {"mrope", "absolute", "learned", "relative", "compare"},
-    "presenter": {"mrope", "absolute", "learned", "relative", "compare"},
-    "wide": {"mrope", "absolute", "learned", "relative", "compare"},
+    "phone": {"mrope", "absolute"},
+    "presenter": {"mrope", "learned", "relative"},
+    "wide": {"mrope"},
 }
 
 

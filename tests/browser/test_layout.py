@@ -280,16 +280,18 @@ def test_heatmap_pixels_are_the_colours_of_the_twins_numbers(page, base_url):
             const o = 54 + 4 * (r * width + c);
             pixels.push([bytes[o + 2], bytes[o + 1], bytes[o]]);  // BMP stores blue, green, red
           }
-          const bar = document.querySelector('#plot-scores .plot-colourbar');
-          const ticks = [...bar.querySelectorAll('.plot-colourbar-ticks span')].map((t) => Number(t.textContent.replace('−', '-')));
+          // Plotly's colour bar, drawn from the trace standing in for the image
+          const bar = document.getElementById('plot-scores')._fullData[0];
+          const ticks = [...document.querySelectorAll('#plot-scores .colorbar .cbaxis text')].map((t) => Number(t.textContent.replace('−', '-')));
           return { z: e.z, width, height, pixels, zmin: e.colour.zmin, zmax: e.colour.zmax,
-                   gradient: bar.querySelector('.plot-colourbar-bar').style.background, ticks };
+                   bar: { zmin: bar.zmin, zmax: bar.zmax, stops: bar.colorscale.map(([, c]) => c.replace(/ /g, '')) }, ticks };
         }"""
     )
     assert drawn["z"] == twin["scores"]  # the numbers behind the image are the twin's, exactly
     assert (drawn["width"], drawn["height"]) == (24, 24)
-    # The colour bar beside the plot: the same stops, bottom to top, and ticks inside the range.
-    assert "rgb(5, 48, 97) 0%" in drawn["gradient"] and "rgb(103, 0, 31) 100%" in drawn["gradient"]
+    # The colour bar beside the plot: the same stops, bottom to top, the same range, ticks inside it.
+    assert drawn["bar"]["stops"] == [f"rgb({r},{g},{b})" for r, g, b in RDBU]
+    assert (drawn["bar"]["zmin"], drawn["bar"]["zmax"]) == (drawn["zmin"], drawn["zmax"])
     assert drawn["ticks"] and all(drawn["zmin"] <= t <= drawn["zmax"] for t in drawn["ticks"])
     span = drawn["zmax"] - drawn["zmin"]
     for r in range(24):  # the y axis runs downwards from query 0, so image row r is query r

@@ -96,15 +96,16 @@ def test_a_view_too_large_to_embed_is_fetched_and_drawn(page, base_url):
 
 
 def test_plotly_holds_the_pages_numbers_after_every_kind_of_redraw(page, base_url):
-    """A move redraws through Plotly.animate (traces that only moved), relayout (an image swap)
-    or react; whichever it was, what Plotly draws from is the page's data, number for number."""
+    """A move redraws through Plotly.react's transition (the page asks for it: traces that only
+    moved) or a full react; whichever it was, what Plotly draws from is the page's data, number for
+    number."""
     page.goto(f"{base_url}/rotation")
     page.wait_for_function(ALL_PLOTS_DRAWN)
     page.evaluate("() => window.scrollTo(0, 0)")
     page.evaluate(COUNT_REDRAWS_JS)
     page.evaluate("""() => { window.__kinds = [];
       const gd = document.getElementById('plot-planes');
-      gd.on('plotly_animated', () => window.__kinds.push('animate'));
+      gd.on('plotly_transitioned', () => window.__kinds.push('animate'));  // the transition the page asks for
       gd.on('plotly_afterplot', () => window.__kinds.push('react')); }""")
     for key in ("ArrowRight", "ArrowRight", "ArrowLeft"):
         slider = page.locator('input[type="range"][data-param="m"]')

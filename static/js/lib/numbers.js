@@ -1,9 +1,48 @@
-// Numbers for the sentences and readouts of the lesson pages, rounded honestly: a value shown
-// with fewer digits than it has carries "≈", and a rounded value never ends in zeros that read as
-// exact digits (47,117.2 is "≈ 47,117", not "47,120").  Shared by the page modules (static/js/lib); it only
-// formats (static/js/lib/plot.js's fmt does the digits).
+// Every number the pages print, in one place: readouts and sentences (fmt, approx, equals, count,
+// out), hover templates (formatNumber: the d3-format subset the pages use) and control bounds
+// (boundText).  A value shown with fewer digits than it has carries "≈", and a rounded value never
+// ends in zeros that read as exact digits (47,117.2 is "≈ 47,117", not "47,120").
 
-import { fmt } from "./plot.js";
+/** A number as a hover template writes it: `spec` is the d3-format after the colon in %{z:.3f}. */
+export function formatNumber(value, spec) {
+  if (value === null || value === undefined || (typeof value === "number" && !Number.isFinite(value))) return "masked (no value)";
+  if (typeof value !== "number") return String(value);
+  return d3Like(value, spec || "").replace(/^-/, "−").replace(/e-/, "e−");
+}
+
+// The part of d3-format the pages' hovers use: [,][.precision][d e f g %].  No format: an integer
+// prints as an integer, any other number with up to six significant digits (as Plotly does).
+function d3Like(value, spec) {
+  const match = /^(,)?(?:\.(\d+))?([defg%])?$/.exec(spec);
+  if (!match) return String(value);
+  const [, grouped, precision, kind] = match;
+  const digits = precision === undefined ? 6 : Number(precision);
+  const fixed = (number, places) =>
+    grouped ? number.toLocaleString("en-US", { minimumFractionDigits: places, maximumFractionDigits: places }) : number.toFixed(places);
+  if (kind === "d") return fixed(Math.round(value), 0);
+  if (kind === "f") return fixed(value, digits);
+  if (kind === "%") return `${fixed(value * 100, digits)}%`;
+  if (kind === "e") return value.toExponential(digits);
+  if (kind === "g") return value.toPrecision(Math.max(1, digits));
+  if (Number.isInteger(value) && precision === undefined) return grouped ? value.toLocaleString("en-US") : String(value);
+  return String(Number(value.toPrecision(Math.max(1, digits))));
+}
+
+/**
+ * Compact number formatting for readouts: `digits` significant digits, scientific when tiny or
+ * huge.  Between 10^digits and 10^6 every digit of the integer part is printed (47,117, not a
+ * 47,120 whose last zero would read as exact); approx (below) adds "≈" where it rounds.
+ */
+export function fmt(value, digits = 4) {
+  if (value === null || value === undefined) return "—";
+  if (typeof value !== "number") return String(value);
+  if (value === 0) return "0";
+  const magnitude = Math.abs(value);
+  if (magnitude >= 1e6 || magnitude < 1e-3) return value.toExponential(digits - 1);
+  if (magnitude >= 10 ** digits) return Math.round(value).toLocaleString("en-US");
+  return Number(value.toPrecision(digits)).toLocaleString("en-US", { maximumFractionDigits: 12 });
+}
+
 
 /** True when `digits` significant digits show `value` exactly. */
 export function exactIn(value, digits) {
@@ -44,4 +83,17 @@ export function out(name, text) {
   document.querySelectorAll(`[data-out="${name}"]`).forEach((slot) => {
     if (slot.textContent !== text) slot.textContent = text;
   });
+}
+
+const SUPERSCRIPT = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
+
+/** A control's bound or moved value: six significant digits, powers of ten from 10⁷ (10⁹, 2.5×10⁸). */
+export function boundText(value) {
+  if (Math.abs(value) >= 1e7) {
+    const power = Math.floor(Math.log10(Math.abs(value)));
+    const mantissa = Number((value / 10 ** power).toPrecision(3));
+    const exponent = [...String(power)].map((ch) => SUPERSCRIPT[ch]).join("");
+    return `${mantissa === 1 ? "" : `${mantissa}×`}10${exponent}`;
+  }
+  return Number(value.toPrecision(6)).toLocaleString("en-US", { maximumFractionDigits: 6 });
 }

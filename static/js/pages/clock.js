@@ -107,6 +107,8 @@ function drawClock(data, position) {
     margin: { l: 10, r: 10, t: 10, b: 10 },
     hovermode: "closest",
     uirevision: "clock",
+    // The hands move on every frame of the animation: Plotly moves them without redrawing the dials.
+    transition: { duration: 0 },
   });
   out("position_now", String(position));
   showAngles(data, position);
@@ -182,6 +184,7 @@ function drawSlow(data, position) {
     title: { text: `The ${first.pairs.length} slowest hands at position m = ${position}, two bases (L = ${count(data.context_len)})` },
     ...squarePanels(grid, square, labels),
     margin: { t: 10, l: 10, r: 10, b: 40 },
+    transition: { duration: 0 }, // the hands move with the animation, as on the clock above
   });
 }
 

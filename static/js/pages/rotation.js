@@ -142,6 +142,8 @@ startPage({
         ...squarePanels(grid, square, [leftLabel, rightLabel], { captionAt: "top" }),
         // Room on the left for the left panel's y ticks ("−0.5" is about 2.4 em wide), at either type size.
         margin: { t: 44, l: sized(40, 72), r: 20, b: sized(30, 40) },
+        // The arrows turn as m moves: Plotly moves them without redrawing the planes.
+        transition: { duration: 0 },
       },
     );
 

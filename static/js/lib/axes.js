@@ -1,0 +1,148 @@
+export function axisName(ref, letter) {
+  if (!ref || ref === letter) return `${letter}axis`;
+  return `${letter}axis${ref.slice(1)}`;
+}
+
+export function categoryTicks(categories) {
+  return { type: "linear", tickmode: "array", tickvals: categories.map((_, i) => i), ticktext: categories.map((c) => String(c)) };
+}
+
+// ---- composing and drawing ------------------------------------------------------------------------
+
+/** Axes of the layout with type "log": one label per power of ten when they span several. */
+// Ticks at 1, 2 and 5 of each decade from lo to hi, labelled with their full values.
+function oneTwoFive(lo, hi) {
+  const tickvals = [];
+  for (let k = Math.floor(Math.log10(lo)); k <= Math.ceil(Math.log10(hi)); k++) {
+    for (const m of [1, 2, 5]) {
+      const value = Number((m * 10 ** k).toPrecision(1));
+      if (value >= lo * (1 - 1e-9) && value <= hi * (1 + 1e-9)) tickvals.push(value);
+    }
+  }
+  // Under two such values in the range: Plotly's own ticks (they write full values there).
+  if (tickvals.length < 2) return {};
+  // Large values short, with an SI suffix (20k, 2M): long labels at these spacings run into each other.
+  const short = (value) => (value >= 1e6 ? `${value / 1e6}M` : value >= 1e4 ? `${value / 1e3}k` : String(value));
+  const ticktext = tickvals.map(short);
+  return { tickmode: "array", tickvals, ticktext };
+}
+
+export function tidyLogAxes(layout, traces) {
+  for (const [key, axisLayout] of Object.entries(layout)) {
+    if (!/^[xy]axis\d*$/.test(key) || !axisLayout || axisLayout.type !== "log" || axisLayout.dtick !== undefined) continue;
+    let decades = null;
+    let lo = Infinity;
+    let hi = -Infinity;
+    if (Array.isArray(axisLayout.range)) {
+      decades = Math.abs(axisLayout.range[1] - axisLayout.range[0]);
+      lo = 10 ** Math.min(...axisLayout.range);
+      hi = 10 ** Math.max(...axisLayout.range);
+    } else {
+      const letter = key[0];
+      const ref = key.length > 5 ? `${letter}${key.slice(5)}` : letter;
+      for (const trace of traces) {
+        if ((trace[`${letter}axis`] || letter) !== ref) continue;
+        for (const v of trace[letter] || []) {
+          if (typeof v === "number" && v > 0 && Number.isFinite(v)) {
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+          }
+        }
+      }
+      if (lo < hi) decades = Math.log10(hi / lo);
+    }
+    // Several decades: one label per power of ten (or per few); fewer: 1, 2 and 5 of each
+    // decade written in full (0.5, 0.2; Plotly's "D2" would write the bare digits 5 and 2).
+    if (decades !== null && decades >= 2.5) axisLayout.dtick = decades > 12 ? Math.ceil(decades / 8) : 1;
+    else if (decades !== null && axisLayout.tickvals === undefined) Object.assign(axisLayout, oneTwoFive(lo, hi));
+    if (!axisLayout.exponentformat) axisLayout.exponentformat = "power";
+  }
+}
+
+/**
+ * Explicit ranges for every numeric axis the page left to autorange: the same rule on every page
+ * and every redraw, and what Plotly's transition path needs (an autoranged axis makes each of its
+ * steps a full redraw) for pages that ask for a transition.  Lines span their data exactly
+ * along x; y gets 5% either side; markers 3% along x too; bars include 0 and half a bar; log
+ * axes pad in decades.  An axis the reader zoomed keeps the reader's range.
+ */
+export function fixRanges(el, layout, traces) {
+  const extents = {};
+  const touch = (name) => (extents[name] ||= { lo: Infinity, hi: -Infinity, markers: false, bars: false, numeric: true, spacing: Infinity });
+  for (const trace of traces) {
+    if (trace.visible === false) continue;
+    for (const letter of ["x", "y"]) {
+      const ref = trace[`${letter}axis`] || letter;
+      const name = axisName(ref, letter);
+      const values = trace[letter];
+      if (!values || typeof values.length !== "number") continue;
+      const e = touch(name);
+      const log = layout[name]?.type === "log";
+      let previous = null;
+      for (const v of values) {
+        if (v === null || v === undefined) continue;
+        if (typeof v !== "number") {
+          e.numeric = false;
+          break;
+        }
+        if (!Number.isFinite(v) || (log && v <= 0)) continue;
+        if (v < e.lo) e.lo = v;
+        if (v > e.hi) e.hi = v;
+        if (previous !== null && v !== previous) e.spacing = Math.min(e.spacing, Math.abs(v - previous));
+        previous = v;
+      }
+      if (String(trace.mode || "").includes("markers") || (trace.type === "scatter" && !trace.mode)) e.markers = true;
+      if (trace.type === "bar") e.bars = letter === "x" ? "position" : "value";
+      // A heatmap drawn by Plotly (labelled cells) spans half a cell beyond its first and last centres.
+      if (trace.type === "heatmap") e.cells = true;
+    }
+  }
+  const full = el._fullLayout;
+  for (const [name, e] of Object.entries(extents)) {
+    const axisLayout = (layout[name] ||= {});
+    if (Array.isArray(axisLayout.range) || axisLayout.autorange === "reversed" || axisLayout.matches || axisLayout.type === "category") continue;
+    if (!e.numeric || !(e.lo <= e.hi)) continue;
+    if (el._userRanged?.has(name) && full?.[name]?.range) {
+      axisLayout.range = [...full[name].range];
+      axisLayout.autorange = false;
+      continue;
+    }
+    const log = axisLayout.type === "log";
+    let lo = log ? Math.log10(e.lo) : e.lo;
+    let hi = log ? Math.log10(e.hi) : e.hi;
+    if (!log && (axisLayout.rangemode === "tozero" || e.bars === "value")) {
+      lo = Math.min(lo, 0);
+      hi = Math.max(hi, 0);
+    }
+    const span = hi - lo || Math.abs(hi) || 1;
+    const along = name.startsWith("x");
+    let pad = along && !e.markers && !e.bars ? 0 : along ? 0.03 : 0.05;
+    if (e.bars === "position" || e.cells) {
+      const half = (Number.isFinite(e.spacing) ? e.spacing : 1) / 2;
+      lo -= half;
+      hi += half;
+      pad = 0;
+    }
+    lo -= span * pad;
+    hi += span * pad;
+    if (!log && (axisLayout.rangemode === "tozero" || e.bars === "value")) {
+      if (e.lo >= 0) lo = Math.max(lo, 0);
+      if (e.hi <= 0) hi = Math.min(hi, 0);
+    }
+    if (!log && axisLayout.rangemode === "nonnegative") lo = Math.max(lo, 0);
+    if (lo === hi) {
+      lo -= 0.5;
+      hi += 0.5;
+    }
+    axisLayout.range = [lo, hi];
+    axisLayout.autorange = false;
+  }
+}
+
+/**
+ * Axis title helper.  Margins are fixed (baseLayout) rather than automatic: Plotly's automargin
+ * measures every tick label after each redraw and can redraw a second time.
+ */
+export function axis(title, extra = {}) {
+  return { title: { text: title }, zeroline: false, ...extra };
+}

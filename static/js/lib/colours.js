@@ -1,0 +1,129 @@
+// Colours: the line colours, the two kinds of heatmap scale, the range a heatmap is coloured over,
+// and the lookup table that turns a number into a colour for the heatmap images (heatmap.js).
+
+// Okabe–Ito: distinguishable for the common forms of colour blindness.
+export const COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"];
+
+// Signed values (scores, sines).  The scale is chosen from the data: blue–white–red centred on 0
+// when the values straddle 0, one half of it (white to red, or blue to white) when they do not.
+export const DIVERGING = "signed";
+
+// Magnitudes: sequential and perceptually uniform.
+export const SEQUENTIAL = "Cividis";
+
+// ColorBrewer RdBu (11 classes, as plotly.py's plotly.colors.diverging.RdBu), blue for negative.
+const RDBU = [
+  [5, 48, 97], [33, 102, 172], [67, 147, 195], [146, 197, 222], [209, 229, 240], [247, 247, 247],
+  [253, 219, 199], [244, 165, 130], [214, 96, 77], [178, 24, 43], [103, 0, 31],
+];
+
+// Cividis (as plotly.py's plotly.colors.sequential.Cividis).
+const CIVIDIS = [
+  [0, 34, 78], [18, 53, 112], [59, 73, 108], [87, 93, 109], [112, 113, 115], [138, 134, 120],
+  [165, 156, 116], [195, 179, 105], [225, 204, 85], [254, 232, 56],
+];
+
+const SCALES = {
+  diverging: RDBU,
+  positive: RDBU.slice(5), // white → red
+  negative: RDBU.slice(0, 6), // blue → white
+  Cividis: CIVIDIS,
+};
+
+// Cells without a value (a causal mask, NaN): drawn light grey, and said so on hover.
+export const MISSING_RGB = [222, 222, 226];
+
+/** Nice round number ≥ value (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k). */
+function niceCeil(value) {
+  if (!(value > 0) || !Number.isFinite(value)) return value;
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * power >= value * (1 - 1e-12)) return m * power;
+  return 10 * power;
+}
+
+function niceStep(span) {
+  if (!(span > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(span));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * power >= span) return m * power;
+  return 10 * power;
+}
+
+function extent(z) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const row of z) {
+    for (const v of row) {
+      if (v === null || !Number.isFinite(v)) continue;
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  }
+  return [lo, hi];
+}
+
+/**
+ * The colour scale and range for a heatmap of `z`: the page asks for DIVERGING (signed values)
+ * or a named sequential scale; the range comes from the data, rounded outward a little so that
+ * small changes of the data do not move the colour bar on every redraw.
+ */
+export function colourRange(z, scale, zmin, zmax, fixed = false) {
+  // zauto: false (Plotly's own attribute) keeps the page's range as it is: a deliberate clip, or a
+  // quantity with natural limits (a cosine).
+  if (fixed && Number.isFinite(zmin) && Number.isFinite(zmax)) {
+    if (scale !== DIVERGING) return { scale: SCALES[scale] || CIVIDIS, zmin, zmax, kind: "sequential" };
+    if (zmin < 0 && zmax > 0) return { scale: SCALES.diverging, zmin, zmax, kind: "diverging" };
+    return zmax > 0 ? { scale: SCALES.positive, zmin, zmax, kind: "positive" } : { scale: SCALES.negative, zmin, zmax, kind: "negative" };
+  }
+  let [lo, hi] = extent(z);
+  // Signed values: a zmin/zmax from the page widens the extent to fit (heatmaps that share a scale).
+  if (scale === DIVERGING && Number.isFinite(zmin) && Number.isFinite(zmax)) {
+    lo = Math.min(lo, zmin);
+    hi = Math.max(hi, zmax);
+  }
+  if (!(lo <= hi)) return { scale: SCALES[scale === DIVERGING ? "diverging" : scale] || CIVIDIS, zmin: -1, zmax: 1, kind: "empty" };
+  if (scale === DIVERGING) {
+    if (lo < 0 && hi > 0) {
+      const limit = niceCeil(Math.max(-lo, hi));
+      return { scale: SCALES.diverging, zmin: -limit, zmax: limit, kind: "diverging" };
+    }
+    const [a, b] = rounded(lo, hi);
+    return hi > 0 || lo === hi && lo >= 0
+      ? { scale: SCALES.positive, zmin: Math.max(0, a), zmax: b, kind: "positive" }
+      : { scale: SCALES.negative, zmin: a, zmax: Math.min(0, b), kind: "negative" };
+  }
+  const [a, b] = zmin !== undefined && zmax !== undefined ? [zmin, zmax] : rounded(lo, hi);
+  return { scale: SCALES[scale] || CIVIDIS, zmin: a, zmax: b, kind: "sequential" };
+}
+
+function rounded(lo, hi) {
+  if (lo === hi) {
+    const pad = Math.abs(lo) > 0 ? Math.abs(lo) * 0.05 : 1;
+    return [lo - pad, hi + pad];
+  }
+  const step = niceStep((hi - lo) / 8);
+  return [Math.floor(lo / step) * step, Math.ceil(hi / step) * step];
+}
+
+export function plotlyScale(stops) {
+  return stops.map((rgb, i) => [i / (stops.length - 1), `rgb(${rgb.join(",")})`]);
+}
+
+// Linear interpolation between the stops, as Plotly interpolates its colour bar.
+export const LUT_SIZE = 1024;
+
+const lutCache = new Map();
+
+export function lookupTable(stops) {
+  let lut = lutCache.get(stops);
+  if (lut) return lut;
+  lut = new Uint8Array(LUT_SIZE * 3);
+  const last = stops.length - 1;
+  for (let i = 0; i < LUT_SIZE; i++) {
+    const t = (i / (LUT_SIZE - 1)) * last;
+    const k = Math.min(last - 1, Math.floor(t));
+    const f = t - k;
+    for (let c = 0; c < 3; c++) lut[3 * i + c] = Math.round(stops[k][c] + (stops[k + 1][c] - stops[k][c]) * f);
+  }
+  lutCache.set(stops, lut);
+  return lut;
+}

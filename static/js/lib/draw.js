@@ -1,0 +1,224 @@
+// Drawing a plot: draw(el, traces, layout) composes the page's Plotly figure (compose.js), hands
+// it to Plotly, and keeps the HTML beside it (title, legend, colour bars, in-plot labels) in step.
+// A plot outside the window waits until it comes into view; sizes follow the container.
+//
+// Why not hand the page's figure to Plotly unchanged:
+// - A Plotly heatmap maps every cell through a d3 colour scale and encodes a PNG synchronously
+//   on each redraw (~100 ms at 512 × 512 here).  Here the page's own numbers are colour-mapped
+//   through a lookup table into an uncompressed BMP shown as a layout image (heatmap.js).
+// - Titles and legends drawn by Plotly sit inside a fixed-size SVG: on a phone they are cut, on a
+//   projector a long legend covers the data.  As HTML next to the plot (chrome.js) they wrap.
+// - Sizes are explicit (the container's box, followed with a ResizeObserver) and margins fixed, so
+//   no redraw pays for Plotly's autosize reflow.
+
+/* global Plotly */
+
+import { legendItems, showChrome } from "./chrome.js";
+import { compose } from "./compose.js";
+import { exportFigure } from "./exports.js";
+import { attachHover } from "./heatmap.js";
+import { attachTooltip } from "./hover.js";
+import { showLabels } from "./labels.js";
+import { isPresenter, titleText } from "./layout.js";
+import { keepUnchanged, same } from "./same.js";
+
+function modeBar() {
+  return [[
+    {
+      name: "Download this plot as PNG",
+      icon: Plotly.Icons.camera,
+      click: (gd) => exportFigure(gd, "png", gd.id || "plot"),
+    },
+    "resetScale2d",
+  ]];
+}
+
+let config = null;
+
+function plotConfig() {
+  // One object for every call: a config that differs from the last one makes react start over.
+  if (!config) config = { responsive: false, displaylogo: false, scrollZoom: false, modeBarButtons: modeBar(), showTips: false };
+  return config;
+}
+
+const SHARP_BELOW = 400;
+
+/**
+ * Compose and draw with Plotly.react, which works out itself what to redraw: a heatmap whose
+ * numbers changed swaps its image (an image source is redrawn alone), a curve that moved is
+ * recalculated, and a page that wants its curves to glide asks for it with Plotly's own
+ * `transition` in its layout (the clock's hands).  A figure equal to the one drawn is skipped
+ * (unless forced): a change then redraws only the plots it changes.
+ */
+function paint(el, traces, layout, force = false) {
+  const asked = { traces, layout, size: [el.clientWidth, el.clientHeight, isPresenter()] };
+  if (!force && el.data && el._asked && same(el._asked, asked)) {
+    showChrome(el, titleText(layout.title), legendItems(traces, layout), () => repaint(el));
+    return Promise.resolve(el);
+  }
+  const figure = compose(el, traces, layout);
+  showChrome(el, figure.title, figure.items, () => repaint(el));
+  el._asked = asked;
+  el._lastDraw = { traces, layout };
+  // What the plot shows, as the page gave it (heatmaps with their numbers): read by the tests.
+  el._shown = traces;
+  el._heatmaps = figure.heatmaps;
+  if (figure.heatmaps.length) attachHover(el);
+  // Few cells on many pixels: sharp cell edges (the browser would blur an enlarged image).
+  const sharp = figure.heatmaps.length > 0 && figure.heatmaps.every((entry) => entry.width < SHARP_BELOW && entry.height < SHARP_BELOW);
+  if (sharp) el.dataset.sharp = "";
+  else delete el.dataset.sharp;
+  const first = !el.data;
+  // Arrays equal to the ones drawn are handed back as the same objects: Plotly.react takes a new
+  // array for new data, so this is how it learns which traces did not change.
+  const given = el._given ? keepUnchanged(el._given, { traces: figure.traces, layout: figure.layout }) : figure;
+  el._given = { traces: given.traces, layout: given.layout };
+  const drawn = Plotly.react(el, given.traces, given.layout, plotConfig());
+  // The object URLs of the images replaced are released once the new ones are up.
+  const old = el._sources || [];
+  const current = figure.heatmaps.map((entry) => entry.source);
+  el._sources = current;
+  drawn.then(() => {
+    old.forEach((url) => !current.includes(url) && URL.revokeObjectURL(url));
+    showLabels(el, figure.labels);
+  });
+  if (first) {
+    watch(el);
+    followSize(el);
+    quietModeBar(el);
+    attachTooltip(el);
+    // An axis the reader zoomed or panned keeps that range through later redraws; a reset (double
+    // click, the reset button) gives it back to the data.
+    el.on?.("plotly_relayout", (change) => {
+      const zoomed = el._userRanged || (el._userRanged = new Set());
+      for (const key of Object.keys(change || {})) {
+        const match = /^([xy]axis\d*)\.(range|autorange)/.exec(key);
+        if (!match) continue;
+        if (match[2] === "autorange") zoomed.delete(match[1]);
+        else zoomed.add(match[1]);
+      }
+    });
+  }
+  return drawn;
+}
+
+/** Draw the last figure again (the legend hid a curve; the plot changed size). */
+function repaint(el) {
+  const last = el._lastDraw;
+  return last ? paint(el, last.traces, last.layout, true) : Promise.resolve(el);
+}
+
+// The mode bar's buttons are left out of the tab order: the page's toolbar offers the same
+// exports by keyboard, and ten plots would otherwise put their buttons between every control.
+function quietModeBar(el) {
+  const mute = () => el.querySelectorAll(".modebar-btn").forEach((button) => button.setAttribute("tabindex", "-1"));
+  mute();
+  el.on?.("plotly_afterplot", mute);
+}
+
+// ---- sizes that follow the container ------------------------------------------------------------
+
+let resizeObserver = null;
+
+const sizes = new WeakMap();
+
+function followSize(el) {
+  if (typeof ResizeObserver === "undefined") return;
+  if (!resizeObserver) {
+    resizeObserver = new ResizeObserver((entries) => {
+      for (const entry of entries) {
+        const el = entry.target;
+        const width = Math.round(el.clientWidth);
+        const height = Math.round(el.clientHeight);
+        const last = sizes.get(el);
+        sizes.set(el, [width, height]);
+        if (!last || (last[0] === width && last[1] === height) || !el._lastDraw) continue;
+        const { traces, layout } = el._lastDraw;
+        if (inView.get(el) === false) pending.set(el, { traces, layout });
+        else paint(el, traces, layout, true);
+      }
+    });
+  }
+  sizes.set(el, [Math.round(el.clientWidth), Math.round(el.clientHeight)]);
+  resizeObserver.observe(el);
+}
+
+// ---- plots out of view wait -------------------------------------------------------------------------
+//
+// A plot that has been drawn and is now outside the window is not redrawn at once: its newest
+// figure waits, and is drawn when the plot comes within OFFSCREEN_MARGIN of the window.  A
+// waiting plot carries data-pending; printing and image export draw every waiting plot first.
+const OFFSCREEN_MARGIN = "200px 0px";
+
+const pending = new Map(); // element → {traces, layout}
+
+const inView = new WeakMap(); // element → last IntersectionObserver verdict
+
+let observer = null;
+
+function watch(el) {
+  if (typeof IntersectionObserver === "undefined") return;
+  if (observer === null) {
+    observer = new IntersectionObserver(
+      (entries) => {
+        for (const entry of entries) {
+          inView.set(entry.target, entry.isIntersecting);
+          if (entry.isIntersecting) flush(entry.target);
+        }
+      },
+      { rootMargin: OFFSCREEN_MARGIN },
+    );
+    window.addEventListener("beforeprint", () => flushAll());
+  }
+  observer.observe(el);
+}
+
+function flush(el) {
+  const job = pending.get(el);
+  if (!job) return Promise.resolve(el);
+  pending.delete(el);
+  return Promise.resolve(paint(el, job.traces, job.layout)).finally(() => {
+    if (!pending.has(el)) delete el.dataset.pending;
+  });
+}
+
+/** Draw every plot still waiting to come into view (before an export or printing). */
+export function flushAll() {
+  return Promise.all([...pending.keys()].map(flush));
+}
+
+function farBelowOrAbove(el) {
+  const box = el.getBoundingClientRect();
+  return box.top > window.innerHeight + 200 || box.bottom < -200;
+}
+
+/**
+ * Draw or update a plot: `traces` and `layout` as Plotly takes them (heatmap traces become
+ * images, the title and legend go beside the plot).  Skipped when the figure equals the one
+ * already drawn there, and put off while the plot is out of view.  Returns a promise.
+ */
+export function draw(el, traces, layout = {}) {
+  if (typeof el === "string") el = document.getElementById(el);
+  // A plot that has never been drawn and starts well outside the window waits too: opening a
+  // lesson draws what the reader sees first.
+  if (!el.data && (inView.get(el) === false || (!inView.has(el) && farBelowOrAbove(el)))) {
+    pending.set(el, { traces, layout });
+    el.dataset.pending = "";
+    watch(el);
+    return Promise.resolve(el);
+  }
+  if (el.data && inView.get(el) === false) {
+    // (its title and legend wait with it: they describe what is drawn)
+    pending.set(el, { traces, layout });
+    el.dataset.pending = "";
+    return Promise.resolve(el);
+  }
+  pending.delete(el);
+  delete el.dataset.pending;
+  return paint(el, traces, layout);
+}
+
+/** What a plot shows, as the page gave it: traces with heatmaps' z (the numbers behind the pixels). */
+export function shownTraces(el) {
+  return el._lastDraw ? el._lastDraw.traces : [];
+}

@@ -1,0 +1,311 @@
+import { axisName, categoryTicks } from "./axes.js";
+import { LUT_SIZE, MISSING_RGB, SEQUENTIAL, colourRange, lookupTable, plotlyScale } from "./colours.js";
+import { pick, placeTip, tipOf } from "./hover.js";
+import { isPresenter, merge, richText } from "./layout.js";
+import { formatNumber } from "./numbers.js";
+
+// ---- heatmaps as images ---------------------------------------------------------------------------
+
+/** Cell edges from cell centres (midpoints; the outer edges half a cell out), as Plotly places them. */
+function edgesOf(centres) {
+  const n = centres.length;
+  if (n === 1) return [centres[0] - 0.5, centres[0] + 0.5];
+  const edges = new Array(n + 1);
+  for (let i = 1; i < n; i++) edges[i] = (centres[i - 1] + centres[i]) / 2;
+  edges[0] = centres[0] - (centres[1] - centres[0]) / 2;
+  edges[n] = centres[n - 1] + (centres[n - 1] - centres[n - 2]) / 2;
+  return edges;
+}
+
+function numericCoords(values, n) {
+  if (!values || values.length !== n || values.some((v) => typeof v !== "number")) {
+    return { centres: Array.from({ length: n }, (_, i) => i), categories: values && values.length === n ? [...values] : null };
+  }
+  return { centres: [...values], categories: null };
+}
+
+function uniform(edges) {
+  const width = edges[1] - edges[0];
+  return edges.every((edge, i) => Math.abs(edge - (edges[0] + i * width)) <= 1e-9 * Math.max(1, Math.abs(edge)));
+}
+
+// Image columns (rows) → cell index.  Uniform cells: one pixel per cell.  Cells of unequal width
+// (a shorter last block): the image has several pixels per cell, each pixel taking the cell that
+// covers its centre, so every cell keeps its true extent on the axis.
+function pixelCells(edges) {
+  const cells = edges.length - 1;
+  if (uniform(edges)) return Int32Array.from({ length: cells }, (_, i) => i);
+  const pixels = Math.min(8192, cells * 8);
+  const out = new Int32Array(pixels);
+  const lo = Math.min(edges[0], edges[cells]);
+  const span = Math.abs(edges[cells] - edges[0]);
+  const ascending = edges[cells] > edges[0];
+  let cell = 0;
+  for (let p = 0; p < pixels; p++) {
+    const x = lo + ((p + 0.5) / pixels) * span;
+    const v = ascending ? x : edges[0] - (x - lo);
+    while (cell < cells - 1 && (ascending ? v >= edges[cell + 1] : v <= edges[cell + 1])) cell++;
+    out[p] = cell;
+  }
+  return out;
+}
+
+/** An uncompressed 32-bit BMP of the colour-mapped cells (top row first), and its pixels. */
+export function heatmapBitmap(z, colour, cols, rows) {
+  const width = cols.length;
+  const height = rows.length;
+  const header = 54;
+  const bytes = new Uint8Array(header + width * height * 4);
+  const view = new DataView(bytes.buffer);
+  view.setUint8(0, 0x42);
+  view.setUint8(1, 0x4d);
+  view.setUint32(2, bytes.length, true);
+  view.setUint32(10, header, true);
+  view.setUint32(14, 40, true); // BITMAPINFOHEADER
+  view.setInt32(18, width, true);
+  view.setInt32(22, -height, true); // negative: rows top-down
+  view.setUint16(26, 1, true);
+  view.setUint16(28, 32, true);
+  view.setUint32(30, 0, true); // BI_RGB
+  view.setUint32(34, width * height * 4, true);
+  const lut = lookupTable(colour.scale);
+  const span = colour.zmax - colour.zmin || 1;
+  const rowCache = new Uint8Array(z[0] ? z[0].length * 4 : 0);
+  let offset = header;
+  let lastRow = -1;
+  for (let r = 0; r < height; r++) {
+    const cellRow = rows[r];
+    if (cellRow !== lastRow) {
+      const values = z[cellRow];
+      for (let c = 0; c < values.length; c++) {
+        const v = values[c];
+        let rgb0;
+        let rgb1;
+        let rgb2;
+        if (v === null || !Number.isFinite(v)) {
+          [rgb0, rgb1, rgb2] = MISSING_RGB;
+        } else {
+          let i = Math.round(((v - colour.zmin) / span) * (LUT_SIZE - 1));
+          i = i < 0 ? 0 : i >= LUT_SIZE ? LUT_SIZE - 1 : i;
+          rgb0 = lut[3 * i];
+          rgb1 = lut[3 * i + 1];
+          rgb2 = lut[3 * i + 2];
+        }
+        rowCache[4 * c] = rgb2; // BMP stores blue, green, red
+        rowCache[4 * c + 1] = rgb1;
+        rowCache[4 * c + 2] = rgb0;
+        rowCache[4 * c + 3] = 255;
+      }
+      lastRow = cellRow;
+    }
+    for (let p = 0; p < width; p++) {
+      const c = 4 * cols[p];
+      bytes[offset++] = rowCache[c];
+      bytes[offset++] = rowCache[c + 1];
+      bytes[offset++] = rowCache[c + 2];
+      bytes[offset++] = 255;
+    }
+  }
+  return bytes;
+}
+
+/** Where the image of a heatmap trace lies: its cells' edges and which way each axis runs. */
+function geometry(trace, layout) {
+  const rowsN = trace.z.length;
+  const colsN = rowsN ? trace.z[0].length : 0;
+  const xs = numericCoords(trace.x, colsN);
+  const ys = numericCoords(trace.y, rowsN);
+  const xAxis = layout[axisName(trace.xaxis, "x")] || {};
+  const yAxis = layout[axisName(trace.yaxis, "y")] || {};
+  // The image is drawn top row first: the row at the top of the screen is the largest y unless the
+  // y axis is reversed (its range given high to low, or autorange "reversed").
+  const reversed = (axisLayout) => axisLayout.autorange === "reversed" || (Array.isArray(axisLayout.range) && axisLayout.range[0] > axisLayout.range[1]);
+  const xEdges = edgesOf(xs.centres);
+  const yEdges = edgesOf(ys.centres);
+  const span = (edges) => [Math.min(edges[0], edges[edges.length - 1]), Math.max(edges[0], edges[edges.length - 1])];
+  return {
+    rowsN, colsN, xs, ys, xEdges, yEdges,
+    xReversed: reversed(xAxis), yReversed: reversed(yAxis),
+    xGiven: Array.isArray(xAxis.range), yGiven: Array.isArray(yAxis.range),
+    xSpan: span(xEdges), ySpan: span(yEdges),
+  };
+}
+
+/** The colour-mapped cells as a BMP, one pixel per cell (several where cells are unequal). */
+function pixels(trace, g, colour) {
+  const yTopFirst = g.yReversed ? g.yEdges : [...g.yEdges].reverse();
+  const xLeftFirst = g.xReversed ? [...g.xEdges].reverse() : g.xEdges;
+  const colsIndex = pixelCells(xLeftFirst).map((cell) => (g.xReversed ? g.colsN - 1 - cell : cell));
+  const rowsIndex = pixelCells(yTopFirst).map((cell) => (g.yReversed ? cell : g.rowsN - 1 - cell));
+  return { colsIndex, rowsIndex, bitmap: heatmapBitmap(trace.z, colour, colsIndex, rowsIndex) };
+}
+
+/** The layout image that shows the cells, stretched over their extent on the trace's axes. */
+function imageOf(trace, g, source) {
+  const [xLo, xHi] = g.xSpan;
+  const [yLo, yHi] = g.ySpan;
+  return {
+    source,
+    xref: trace.xaxis || "x",
+    yref: trace.yaxis || "y",
+    x: g.xReversed ? xHi : xLo,
+    y: g.yReversed ? yLo : yHi,
+    sizex: xHi - xLo,
+    sizey: yHi - yLo,
+    xanchor: "left",
+    yanchor: "top",
+    sizing: "stretch",
+    layer: "above",
+  };
+}
+
+/** The axes span the cells, in the direction the page asked for (unless it gave a range itself). */
+function axesOf(trace, g) {
+  const one = (given, [lo, hi], reversed, categories) => ({
+    ...(given ? {} : { range: reversed ? [hi, lo] : [lo, hi] }),
+    ticks: "", // (Plotly would add tick marks beside a heatmap, pushing the labels onto the axis title)
+    autorange: false,
+    showgrid: false,
+    ...(categories ? categoryTicks(categories) : {}),
+  });
+  return {
+    [axisName(trace.xaxis, "x")]: one(g.xGiven, g.xSpan, g.xReversed, g.xs.categories),
+    [axisName(trace.yaxis, "y")]: one(g.yGiven, g.ySpan, g.yReversed, g.ys.categories),
+  };
+}
+
+/**
+ * The trace Plotly gets in the image's place: it spans the cells' corners (the axes keep their
+ * extent) and shows nothing of its own.  With a colour bar it is a transparent 2 × 2 heatmap of
+ * the image's lowest and highest value, on the image's scale, so that Plotly draws and lays out the
+ * colour bar, its ticks and its title (pushing the margins to fit them); without one, an invisible
+ * marker pair.
+ */
+function carrierOf(trace, g, colour) {
+  const base = { x: [...g.xSpan], y: [...g.ySpan], xaxis: trace.xaxis, yaxis: trace.yaxis, hoverinfo: "skip", showlegend: false };
+  if (trace.showscale === false) return { ...base, type: "scatter", mode: "markers", marker: { size: 1, opacity: 0, color: "#000" } };
+  return {
+    ...base,
+    type: "heatmap",
+    name: trace.name,
+    z: [[colour.zmin, colour.zmax], [colour.zmax, colour.zmin]],
+    opacity: 0,
+    zmin: colour.zmin,
+    zmax: colour.zmax,
+    zauto: false,
+    colorscale: plotlyScale(colour.scale),
+    showscale: true,
+    colorbar: merge({ thickness: isPresenter() ? 24 : 14, len: 1, outlinewidth: 0, ticklabelposition: "outside bottom", title: { side: "top" } }, trace.colorbar || {}),
+  };
+}
+
+/** What hover and the tests read of an image heatmap: its numbers and how they were drawn. */
+function entryOf(trace, g, colour, drawn, source) {
+  return {
+    z: trace.z,
+    x: trace.x ? [...trace.x] : g.xs.centres,
+    y: trace.y ? [...trace.y] : g.ys.centres,
+    xEdges: g.xEdges,
+    yEdges: g.yEdges,
+    xCategories: g.xs.categories,
+    yCategories: g.ys.categories,
+    xaxis: trace.xaxis || "x",
+    yaxis: trace.yaxis || "y",
+    hovertemplate: trace.hovertemplate || "x %{x}<br>y %{y}<br>%{z}<extra></extra>",
+    customdata: trace.customdata,
+    text: trace.text,
+    name: trace.name,
+    colour,
+    colourBar: trace.showscale !== false,
+    colourBarX: trace.colorbar?.x ?? 1.02, // (a page may place the bar between panels)
+    bitmap: drawn.bitmap,
+    source,
+    width: drawn.colsIndex.length,
+    height: drawn.rowsIndex.length,
+    colsIndex: drawn.colsIndex,
+    rowsIndex: drawn.rowsIndex,
+  };
+}
+
+/**
+ * A heatmap trace as an image of its cells (a layout image) and a carrier trace for Plotly (the
+ * axes' extent, the colour bar).  Returns {carrier, image, entry, axisPatch}.
+ */
+export function imageHeatmap(trace, layout) {
+  const g = geometry(trace, layout);
+  const colour = colourRange(trace.z, trace.colorscale || SEQUENTIAL, trace.zmin, trace.zmax, trace.zauto === false);
+  const drawn = pixels(trace, g, colour);
+  const source = URL.createObjectURL(new Blob([drawn.bitmap], { type: "image/bmp" }));
+  return {
+    carrier: carrierOf(trace, g, colour),
+    image: imageOf(trace, g, source),
+    entry: entryOf(trace, g, colour, drawn, source),
+    axisPatch: axesOf(trace, g),
+  };
+}
+
+// Labelled cells (words, names) sit at 0, 1, 2 … on a linear axis that shows their labels.
+export function nativeHeatmap(trace) {
+  if (Array.isArray(trace.colorscale)) return trace;
+  const colour = colourRange(trace.z, trace.colorscale || SEQUENTIAL, trace.zmin, trace.zmax, trace.zauto === false);
+  return { ...trace, colorscale: plotlyScale(colour.scale), zmin: colour.zmin, zmax: colour.zmax, zauto: false, reversescale: false };
+}
+
+function hoverText(entry, i, j) {
+  const values = {
+    x: entry.xCategories ? entry.xCategories[j] : entry.x[j],
+    y: entry.yCategories ? entry.yCategories[i] : entry.y[i],
+    z: entry.z[i][j],
+    customdata: pick(entry.customdata, i, j),
+    text: pick(entry.text, i, j),
+  };
+  return entry.hovertemplate
+    .replace(/<extra>.*?<\/extra>/g, "")
+    .replace(/%\{(\w+)(?::([^}]*))?\}/g, (_, name, spec) => (name in values ? formatNumber(values[name], spec) : ""));
+}
+
+function cellAt(edges, value) {
+  const n = edges.length - 1;
+  const ascending = edges[n] > edges[0];
+  if (ascending ? value < edges[0] || value > edges[n] : value > edges[0] || value < edges[n]) return -1;
+  let lo = 0;
+  let hi = n - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ascending ? edges[mid] <= value : edges[mid] >= value) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+export function attachHover(el) {
+  if (el._imageHover) return;
+  el._imageHover = true;
+  el.addEventListener("mousemove", (event) => {
+    const entries = el._heatmaps || [];
+    const full = el._fullLayout;
+    if (!entries.length || !full) return;
+    const box = el.getBoundingClientRect();
+    const px = event.clientX - box.left;
+    const py = event.clientY - box.top;
+    for (const entry of entries) {
+      const xa = full[axisName(entry.xaxis, "x")];
+      const ya = full[axisName(entry.yaxis, "y")];
+      if (!xa || !ya) continue;
+      const xv = xa.p2c(px - xa._offset);
+      const yv = ya.p2c(py - ya._offset);
+      const j = cellAt(entry.xEdges, xv);
+      const i = cellAt(entry.yEdges, yv);
+      if (i < 0 || j < 0) continue;
+      const tip = tipOf(el);
+      tip.innerHTML = richText(hoverText(entry, i, j));
+      tip.hidden = false;
+      placeTip(el, tip, px, py);
+      return;
+    }
+    if (entries.length) tipOf(el).hidden = true;
+  });
+  el.addEventListener("mouseleave", () => {
+    tipOf(el).hidden = true;
+  });
+}

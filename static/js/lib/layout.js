@@ -1,0 +1,123 @@
+import { COLORS } from "./colours.js";
+
+/** True on a presenter page (?presenter=true): larger type and marks for a projector. */
+export function isPresenter() {
+  return document.body.classList.contains("presenter");
+}
+
+/** `normal` on a screen, `presenter` on a presenter page: the one place pages ask for a size. */
+export function sized(normal, presenter) {
+  return isPresenter() ? presenter : normal;
+}
+
+function isNarrow() {
+  return window.innerWidth < 560;
+}
+
+/** True when the plot is too narrow for panels side by side (a phone). */
+export function isNarrowPlot(el) {
+  if (typeof el === "string") el = document.getElementById(el);
+  return Boolean(el) && el.clientWidth < 600;
+}
+
+/**
+ * The axes and captions of two square panels from panelGrid: side by side, or one above the other
+ * on a phone.  `square(domain, anchor)` gives one axis (anchor: the axis it is scaled to); each
+ * caption sits centred under its panel, or over it with `captionAt: "top"`.
+ */
+export function squarePanels(grid, square, captions, { captionAt = "bottom" } = {}) {
+  const top = captionAt === "top";
+  return {
+    xaxis: { ...square(grid.stacked ? [0, 1] : grid.x[0]), anchor: "y" },
+    yaxis: { ...square(grid.y[0], "x"), anchor: "x" },
+    xaxis2: { ...square(grid.stacked ? [0, 1] : grid.x[1]), anchor: "y2" },
+    yaxis2: { ...square(grid.y[1], "x2"), anchor: "x2" },
+    annotations: captions.map((text, i) => ({
+      text,
+      x: grid.stacked ? 0.5 : (grid.x[i][0] + grid.x[i][1]) / 2,
+      y: top ? grid.y[i][1] : grid.y[i][0],
+      xref: "paper",
+      yref: "paper",
+      yanchor: top ? "bottom" : "top",
+      showarrow: false,
+    })),
+  };
+}
+
+/**
+ * Domains for `count` square panels of one figure: side by side on a wide plot, stacked (and the
+ * plot made tall enough for them) on a narrow one, or when a panel would be narrower than
+ * `minPanelWidth` pixels.  Returns {stacked, x: [domain…], y: [domain…]}.
+ */
+export function panelGrid(el, count, gap = 0.1, minPanelWidth = 300) {
+  if (typeof el === "string") el = document.getElementById(el);
+  const stacked = count > 1 && (isNarrowPlot(el) || el.clientWidth / count < minPanelWidth);
+  el.classList.toggle("plot-stacked", stacked);
+  el.style.height = stacked ? `${Math.round(el.clientWidth * 0.92 * count + 60)}px` : "";
+  const share = (i) => [i / count + (i ? gap / 2 : 0), (i + 1) / count - (i < count - 1 ? gap / 2 : 0)];
+  return {
+    stacked,
+    x: Array.from({ length: count }, (_, i) => (stacked ? [0, 0.86] : share(i))),
+    y: Array.from({ length: count }, (_, i) => (stacked ? share(count - 1 - i) : [0, 1])),
+  };
+}
+
+export function lineWidth(base = 2) {
+  return isPresenter() ? base * 2 : base;
+}
+
+/** The figures' text size in pixels (12 on a phone, 13 on a screen, 23 on a projector). */
+export function textSize() {
+  // On a projector 23 px, so that even exponents and subscripts (drawn at 70%) stay at 16 px.
+  if (isPresenter()) return 23;
+  return isNarrow() ? 12 : 13;
+}
+
+export function baseLayout() {
+  const presenter = isPresenter();
+  const size = textSize();
+  return {
+    font: { family: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Liberation Sans', sans-serif", size, color: presenter ? "#000" : "#222" },
+    // Fixed margins: room for tick labels (powers of ten included) and the axis title.
+    margin: { l: Math.round(size * 5.2 + 8), r: Math.round(size * 1.5 + 8), t: Math.round(size * 1.2 + 6), b: Math.round(size * 3.8 + 8) },
+    paper_bgcolor: "#fff",
+    plot_bgcolor: "#fff",
+    colorway: COLORS,
+    hovermode: "closest",
+    hoverlabel: { font: { size } },
+    showlegend: false,
+    // Keep the user's zoom across updates of the same view.
+    uirevision: "keep",
+  };
+}
+
+// ---- small helpers --------------------------------------------------------------------------
+
+export function merge(base, extra) {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(extra || {})) {
+    out[key] = value && typeof value === "object" && !Array.isArray(value) && base[key] && typeof base[key] === "object" && !Array.isArray(base[key])
+      ? merge(base[key], value)
+      : value;
+  }
+  return out;
+}
+
+// The markup Plotly accepts in text (and that our titles use): <sub>, <sup>, <b>, <i>, <em>,
+// <br>.  Anything else is shown as text, so a word typed by the reader can never become markup.
+const ALLOWED_TAGS = /^<\/?(sub|sup|b|i|em)>$|^<br\s*\/?>$/i;
+
+export function richText(text) {
+  const parts = String(text ?? "").split(/(<[^>]*>)/);
+  return parts
+    .map((part) => {
+      if (ALLOWED_TAGS.test(part)) return part.toLowerCase().startsWith("<br") ? "<br>" : part.toLowerCase();
+      return part.replace(/&(?![a-z]+;|#\d+;)/gi, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    })
+    .join("");
+}
+
+export function titleText(title) {
+  if (!title) return "";
+  return typeof title === "string" ? title : title.text || "";
+}
