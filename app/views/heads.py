@@ -123,14 +123,11 @@ def _null_upper(w: np.ndarray) -> np.ndarray:
     return np.where(np.tri(len(w), dtype=bool), w.astype(np.float64), np.nan)
 
 
-@lru_cache(maxsize=64)
-def _layer_heads(text: str, layer: str) -> tuple[tuple[dict[str, Any], ...], np.ndarray]:
-    """Every head's class and pair energy in one layer of one text: the same whatever the surgery,
-    so a slider on the rotary settings does not recompute them (the shipped texts and layers bound it)."""
-    arr = model_data.text_arrays(text)
+def _layer_statistics(arr: dict[str, Any], layer: str) -> tuple[tuple[dict[str, Any], ...], np.ndarray]:
+    """Every head's class and pair energy in one layer: the same whatever the surgery."""
     li = _META["layers"].index(int(layer))
     H, Hk = _META["n_head"], _META["n_kv_head"]
-    inv = rope_theta(_META["head_dim"], _META["rope_base"])
+    inv = inverse_frequencies(_META["head_dim"], _META["rope_base"])
     q_all = arr["q"][li].astype(np.float32)
     k_all = arr["k"][li].astype(np.float32)
     classes, energy = [], []
@@ -140,6 +137,13 @@ def _layer_heads(text: str, layer: str) -> tuple[tuple[dict[str, Any], ...], np.
         classes.append({"head": h, "class": heads.classify(wh), **heads.mass(wh)})
         energy.append(heads.pair_energy(q_all[h], kh))
     return tuple(classes), np.array(energy)
+
+
+@lru_cache(maxsize=64)
+def _shipped_layer_statistics(text: str, layer: str) -> tuple[tuple[dict[str, Any], ...], np.ndarray]:
+    """:func:`_layer_statistics` of a shipped text, kept so a slider on the rotary settings does not
+    recompute them (the shipped texts and layers bound the cache)."""
+    return _layer_statistics(model_data.text_arrays(text), layer)
 
 
 def _custom_arrays(text: str) -> dict[str, Any]:
@@ -226,7 +230,10 @@ def compute_heads(params: HeadsParams) -> dict[str, Any]:
     T = q_all.shape[1]
     q, k = q_all[params.head], k_all[heads.kv_head(params.head, H, Hk)]
     w = heads.attention(q, k, inv)
-    classes, energy = _layer_heads(params.text, params.layer)
+    # A text of your own: its pass's result is cached by the runner, these statistics are cheap beside it.
+    classes, energy = (
+        _layer_statistics(arr, params.layer) if params.text == "custom" else _shipped_layer_statistics(params.text, params.layer)
+    )
     out: dict[str, Any] = {
         **params.model_dump(),
         "token_ids": arr["ids"].tolist(),

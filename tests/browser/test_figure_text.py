@@ -128,8 +128,8 @@ def sized(request, browser):
 # bars on the next panel's ticks, /offsets' near-return labels), /rotation's presenter y ticks cut
 # at the figure's edge, /mrope's patch grid, /calculator's presenter ticks.
 STILL_BROKEN = {
-    "phone": {"mrope", "absolute"},
-    "presenter": {"mrope", "learned", "relative"},
+    "phone": {"mrope"},
+    "presenter": {"mrope"},
     "wide": {"mrope"},
 }
 
