@@ -172,7 +172,9 @@ DRAWN_JS = """async () => {
   for (const gd of document.querySelectorAll('.js-plotly-plot')) {
     const full = gd._fullLayout || {};
     const traces = (gd._fullData || []).map((t) => ({type: t.type, visible: t.visible, x: plain(t.x), y: plain(t.y), z: plain(t.z),
-      unseen: t.hoverinfo === 'skip' && t.mode === 'markers' && (t.marker || {}).opacity === 0}));
+      // What an image heatmap leaves Plotly: invisible corner markers, or (with a colour bar) a
+      // transparent 2 x 2 heatmap carrying the bar; both span the cells' corners and answer no hover.
+      unseen: t.hoverinfo === 'skip' && ((t.mode === 'markers' && (t.marker || {}).opacity === 0) || (t.type === 'heatmap' && t.opacity === 0))}));
     const images = [];
     for (const im of full.images || []) {
       if (im.visible === false) continue;

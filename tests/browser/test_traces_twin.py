@@ -403,10 +403,10 @@ def test_compare_heatmap_positions_24_to_40_moves_every_trace(pages, base_url):
     assert compare_with_fresh(fresh, moved.url, drawn, images, "/compare after seq_len → 40") == []
 
 
-@pytest.mark.xfail(strict=True, reason="plot.js swaps a resized heatmap's image by relayout and leaves its corner marks at the old size")
 def test_image_heatmap_corner_marks_follow_a_resize(pages, base_url):
-    """The invisible corner marks an image heatmap keeps (two points, no hover) span the new grid
-    after a resize, as a fresh load's do: /scores at 64 → 80 positions."""
+    """The invisible trace an image heatmap keeps in Plotly (corner markers, or the transparent 2 × 2
+    heatmap carrying its colour bar) spans the new grid after a resize, as a fresh load's does:
+    /scores at 64 → 80 positions.  (The old library left them at the old size.)"""
     moved, fresh = pages
     moved.goto(f"{base_url}/scores")
     settle(moved)

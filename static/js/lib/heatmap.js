@@ -300,10 +300,13 @@ export function attachHover(el) {
       const tip = tipOf(el);
       tip.innerHTML = richText(hoverText(entry, i, j));
       tip.hidden = false;
+      tip.dataset.from = "image";
       placeTip(el, tip, px, py);
       return;
     }
-    if (entries.length) tipOf(el).hidden = true;
+    // Off every image: hide only the image's own text, not a line's tooltip in another panel.
+    const tip = tipOf(el);
+    if (tip.dataset.from === "image") tip.hidden = true;
   });
   el.addEventListener("mouseleave", () => {
     tipOf(el).hidden = true;

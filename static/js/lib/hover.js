@@ -41,10 +41,12 @@ function pointText(trace, i, x, y) {
   const info = trace.hoverinfo || "all";
   if (info === "text") return String(at(trace.hovertext) ?? at(trace.text) ?? "");
   if (info === "name") return trace.name || "";
+  // As Plotly writes it: the point first (integers whole, else up to 6 digits), the trace's name
+  // after it, where Plotly puts it beside the label.
   const parts = [];
-  if (info === "all" || info.includes("name")) if (trace.name) parts.push(trace.name);
-  if (info === "all" || info.includes("x") || info.includes("y")) parts.push(`(${formatNumber(x, ".6g")}, ${formatNumber(y, ".6g")})`);
+  if (info === "all" || info.includes("x") || info.includes("y")) parts.push(`(${formatNumber(x)}, ${formatNumber(y)})`);
   if ((info === "all" || info.includes("text")) && at(trace.text) !== undefined) parts.push(String(at(trace.text)));
+  if ((info === "all" || info.includes("name")) && trace.name) parts.push(`<i>${trace.name}</i>`);
   return parts.join("<br>");
 }
 
@@ -63,6 +65,7 @@ export function attachTooltip(el) {
     const tip = tipOf(el);
     tip.innerHTML = richText(text);
     tip.hidden = false;
+    tip.dataset.from = "trace";
     const box = el.getBoundingClientRect();
     const mouse = event.event;
     placeTip(el, tip, mouse ? mouse.clientX - box.left : box.width / 2, mouse ? mouse.clientY - box.top : box.height / 2);
