@@ -70,8 +70,8 @@ class SinusoidalAnswer(Answer):
     start: int
     positions: Ints = doc("The position of each row: start, start + 1, …")
     frequencies: Floats = doc("Angular frequency w_i of each sine/cosine pair, in radians per position.")
-    shortest_wavelength: float = doc("2π / the largest w_i: positions per turn of the fastest pair.")
-    longest_wavelength: float = doc("2π / the smallest w_i: positions per turn of the slowest pair.")
+    shortest_wavelength: float | None = doc("2π / the largest w_i: positions per turn of the fastest pair (null without one).")
+    longest_wavelength: float | None = doc("2π / the smallest w_i: positions per turn of the slowest pair (null without one).")
     columns: list[str] = doc("What each column holds, e.g. 'sin w_0'.")
     table: Matrix = doc("One row per position, one column per dimension.")
 
@@ -88,8 +88,9 @@ def compute_table(params: SinusoidalParams) -> dict[str, Any]:
         "positions": positions,
         "frequencies": frequencies,
         # Positions per full turn of the fastest and the slowest sinusoid (2π/w).
-        "shortest_wavelength": float(2 * np.pi / frequencies.max()),
-        "longest_wavelength": float(2 * np.pi / frequencies.min()),
+        # (None for tensor2tensor at d = 1: it has no timescale.)
+        "shortest_wavelength": float(2 * np.pi / frequencies.max()) if frequencies.size else None,
+        "longest_wavelength": float(2 * np.pi / frequencies.min()) if frequencies.size else None,
         "columns": column_labels(params.dim, params.layout),
         "table": sinusoidal_table(positions, params.dim, params.base, params.layout),
     }

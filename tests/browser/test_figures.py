@@ -64,7 +64,12 @@ FIGURE_PROBLEMS_JS = r"""() => {
     if (unread || (native && !nativeBars)) bars.push(`${gd.id}: ${unread + (native && !nativeBars ? native : 0)} heatmaps without a colour bar`);
     for (const bar of svgBars) {
       const texts = [...bar.querySelectorAll('text')].filter((t) => t.textContent.trim());
-      if (!texts.some((t) => /\d/.test(t.textContent))) bars.push(`${gd.id}: bar without numbers`);
+      // A bar of categories names them (its trace's ticktext); a bar of values shows numbers.
+      const names = (gd._fullData || []).filter((t) => t.type === 'heatmap' && t.showscale && t.colorbar && t.colorbar.ticktext)
+        .flatMap((t) => Array.from(t.colorbar.ticktext, String));
+      if (names.length) {
+        for (const name of names) if (!texts.some((t) => t.textContent.trim() === name)) bars.push(`${gd.id}: bar does not name "${name}"`);
+      } else if (!texts.some((t) => /\d/.test(t.textContent))) bars.push(`${gd.id}: bar without numbers`);
       for (const t of texts) {
         const r = t.getBoundingClientRect();
         if (!inside(r, box) || !inside(r, win)) bars.push(`${gd.id}: "${t.textContent}" outside (${Math.round(r.left - box.left)}..${Math.round(r.right - box.left)} of ${Math.round(box.width)}, ${Math.round(r.top-box.top)}..${Math.round(r.bottom-box.top)} of ${Math.round(box.height)})`);

@@ -2,7 +2,7 @@
 // score between two patches depends on.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, SEQUENTIAL, axis, draw, fmt, lineWidth, panelGrid } from "../lib/plot.js";
+import { COLORS, SEQUENTIAL, axis, draw, fmt, isPresenter, lineWidth, panelGrid } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 import { narrowSpread, spreadPercent } from "./parts/colour-range.js";
 import { offAxis } from "./parts/axes.js";
@@ -82,6 +82,8 @@ function drawPatches(data) {
         y: rows,
         text,
         texttemplate: small ? "%{text}" : "",
+        // Plotly fits the triples to the cells; from the back of a room they must stay large.
+        ...(isPresenter() ? { textfont: { size: 18 } } : {}),
         // Three kinds of patch, not a quantity: a stepped scale whose bar names them.
         zmin: -0.5,
         zmax: 2.5,
