@@ -4,7 +4,7 @@
 // pausing or stepping writes it with pushState.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, draw, isPresenter, lineWidth, panelGrid, sized, squarePanels } from "../lib/plot.js";
+import { COLORS, draw, isPresenter, lineWidth, panelGrid, sized, squarePanels, textSize } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 
 
@@ -287,7 +287,7 @@ function drawAlias(data) {
   // where the panel's smaller side spans the axis range of 3.2.
   const el = document.getElementById("plot-alias");
   const side = Math.min(el.clientWidth * (grid.x[0][1] - grid.x[0][0]), el.clientHeight * (grid.y[0][1] - grid.y[0][0])) - 20;
-  const room = (sized(13, 23) * 1.9 * 3.2) / Math.max(side, 100);
+  const room = (textSize() * 1.9 * 3.2) / Math.max(side, 100);
   const labels = [
     `fast hand θ ${equals(fast.theta, 6)} (period ${approx(fast.period, 4)})`,
     `slow hand θ ${equals(slow.theta, 6)} (period ${approx(slow.period, 4)})`,

@@ -1,7 +1,7 @@
 // Transformer-XL: the four score terms, their sum, term d by distance and c by key, and R.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, draw, fmt, panelGrid, sized } from "../lib/plot.js";
+import { COLORS, DIVERGING, axis, draw, fmt, panelGrid, textSize } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 
 const maxAbs = (rows) => rows.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
@@ -63,7 +63,7 @@ function drawTerms(data) {
     layout[`xaxis${suffix}`] = axis(row === rows - 1 ? "key position j" : "", { domain: [x0, x1], anchor: `y${suffix}`, showticklabels: row === rows - 1 });
     layout[`yaxis${suffix}`] = axis(col === 0 ? "query i" : "", { domain: [y0, y1], anchor: `x${suffix}`, autorange: "reversed" });
     // A panel's label says what to look for when it fits above the panel; the title says it too.
-    const labelSize = sized(13, 23);
+    const labelSize = textSize();
     const fits = term.short.length * labelSize * 0.55 < el.clientWidth * (x1 - x0) * 0.85;
     const text = fits ? term.short : `(${term.key})`;
     layout.annotations.push({ text, xref: "paper", yref: "paper", x: (x0 + x1) / 2, y: y1 + 0.005, xanchor: "center", yanchor: "bottom", showarrow: false });
