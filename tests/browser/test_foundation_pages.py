@@ -20,6 +20,8 @@ def test_ladder_slider_updates_plot_and_url_and_reload_restores(page, base_url):
     nudge_slider(page, "head_dim", times=2)
     wait_for_query(page, "head_dim=68")
     wait_for_data_change(page, "plot-frequency", before)
+    # Two steps send two answers (66, then 68): wait for the second one's 34 pairs, not the first change.
+    page.wait_for_function("() => { const t = (document.getElementById('plot-frequency').data || [])[0]; return t && t.x.length === 34; }")
     after = plot_data(page, "plot-frequency")
     assert len(after[0]["x"]) == 34
     assert page.locator('[data-param="head_dim"][data-role="box"]').input_value() == "68"
