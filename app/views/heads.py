@@ -123,13 +123,21 @@ def _null_upper(w: np.ndarray) -> np.ndarray:
     return np.where(np.tri(len(w), dtype=bool), w.astype(np.float64), np.nan)
 
 
+# θ_j of the model's pairs: fixed by the file, so computed once.
+THETA = inverse_frequencies(_META["head_dim"], _META["rope_base"])
+
+
+def _layer_qk(arr: dict[str, Any], layer: str) -> tuple[np.ndarray, np.ndarray]:
+    """The stored pre-rotation q (heads, T, d) and k (kv heads, T, d) of one layer, as float32."""
+    li = _META["layers"].index(int(layer))
+    return arr["q"][li].astype(np.float32), arr["k"][li].astype(np.float32)
+
+
 def _layer_statistics(arr: dict[str, Any], layer: str) -> tuple[tuple[dict[str, Any], ...], np.ndarray]:
     """Every head's class and pair energy in one layer: the same whatever the surgery."""
-    li = _META["layers"].index(int(layer))
     H, Hk = _META["n_head"], _META["n_kv_head"]
-    inv = inverse_frequencies(_META["head_dim"], _META["rope_base"])
-    q_all = arr["q"][li].astype(np.float32)
-    k_all = arr["k"][li].astype(np.float32)
+    inv = THETA
+    q_all, k_all = _layer_qk(arr, layer)
     classes, energy = [], []
     for h in range(H):
         kh = k_all[heads.kv_head(h, H, Hk)]
@@ -222,11 +230,9 @@ def compute_heads(params: HeadsParams) -> dict[str, Any]:
     else:
         arr = model_data.text_arrays(params.text)
         tokens = model_data.text_meta(params.text)["tokens"]
-    li = _META["layers"].index(int(params.layer))
     H, Hk = _META["n_head"], _META["n_kv_head"]
-    inv = inverse_frequencies(_META["head_dim"], _META["rope_base"])
-    q_all = arr["q"][li].astype(np.float32)
-    k_all = arr["k"][li].astype(np.float32)
+    inv = THETA
+    q_all, k_all = _layer_qk(arr, params.layer)
     T = q_all.shape[1]
     q, k = q_all[params.head], k_all[heads.kv_head(params.head, H, Hk)]
     w = heads.attention(q, k, inv)
