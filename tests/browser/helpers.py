@@ -34,6 +34,7 @@ _SNAPSHOT_JS = f"""(id) => {{
 
 
 DRAW_PENDING_JS = """() => {
+    if (document.querySelector('[data-restacking]')) return false;
     const waiting = document.querySelector('.plot[data-pending]');
     if (waiting) { waiting.scrollIntoView({block: 'center'}); return false; }
     return true;

@@ -133,6 +133,8 @@ function followSize(el) {
         const last = sizes.get(el);
         sizes.set(el, [width, height]);
         if (!last || (last[0] === width && last[1] === height) || !el._lastDraw) continue;
+        // the page is about to draw every figure for its new width (page.js redrawWhenPanelsRestack)
+        if (el.closest("[data-restacking]")) continue;
         const { traces, layout } = el._lastDraw;
         if (inView.get(el) === false) pending.set(el, { traces, layout });
         else paint(el, traces, layout, true);

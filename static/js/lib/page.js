@@ -303,7 +303,9 @@ export function startPage({ draw }) {
 }
 
 // Figures lay out their panels by the width they get (layout.js panelGrid, the clock's dials):
-// when the figures' width changes, the page draws again once the resizing pauses.
+// when the figures' width changes, the page draws again once the resizing pauses.  Until then the
+// figures carry data-restacking, so a plot does not repaint its old layout at the new size first
+// (draw.js followSize), and a test knows the figures are not final yet.
 function redrawWhenPanelsRestack(figures, redraw) {
   if (!figures || typeof ResizeObserver === "undefined") return;
   let width = figures.clientWidth;
@@ -312,7 +314,11 @@ function redrawWhenPanelsRestack(figures, redraw) {
     if (Math.abs(figures.clientWidth - width) < 1) return;
     width = figures.clientWidth;
     clearTimeout(timer);
-    timer = setTimeout(redraw, 80);
+    figures.dataset.restacking = "";
+    timer = setTimeout(() => {
+      delete figures.dataset.restacking;
+      redraw();
+    }, 80);
   }).observe(figures);
 }
 

@@ -56,7 +56,12 @@ function drawOffsets(data) {
   { title: { text: "Mean score against offset" }, xaxis: axis("offset m − n"), yaxis: axis("mean score") });
 }
 
+const progressBox = document.querySelector('[data-role="model-progress"]');
+const figures = document.querySelector(".figures");
+
 function render(data) {
+  // the answer is here: the pass is over, whatever the last progress poll said
+  if (progressBox) progressBox.hidden = true;
   drawPattern("plot-pattern", data, data.weights, `Layer ${data.layer}, head ${data.head}: the model's pattern`);
   drawPattern("plot-surgery", data, data.surgered_weights || data.weights,
     data.surgered_weights ? "After surgery" : "After surgery (no surgery chosen: the same)");
@@ -75,8 +80,6 @@ const page = startPage({ draw: render });
 // A text of your own takes the model seconds (text=custom): while the page waits for that answer,
 // it asks the server which layer the pass has reached.  The twin's request runs the pass; this only reads.
 const PROGRESS_EVERY_MS = 400;
-const progressBox = document.querySelector('[data-role="model-progress"]');
-const figures = document.querySelector(".figures");
 
 function progressText(status) {
   if (status.state === "running") return `The model is reading your text: layer ${status.layer} of ${status.n_layer} (${status.seconds} s).`;
