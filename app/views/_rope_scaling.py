@@ -123,19 +123,6 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
     }
 
 
-# One default per name for the fields the ladder (/api/rope/frequencies) and the spectrum share: a
-# query means the same on both, so a link made for one draws the same configuration on the other.
-# rope_type 'default' is what transformers reads when a config has no scaling.
-SHARED_DEFAULTS: dict[str, Any] = {
-    "head_dim": 64,
-    "base": 10000.0,
-    "partial_rotary_factor": 1.0,
-    "rope_type": "default",
-    "factor": 8.0,
-    "original_max_position_embeddings": 4096,
-    "max_position_embeddings": 4096,
-}
-
 # The method-specific fields and their defaults, in the order every model lists them last.
 METHOD_FIELD_DEFAULTS: dict[str, Any] = {
     "attention_factor": 0.0,

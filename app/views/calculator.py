@@ -12,7 +12,7 @@ from app.core.frequencies import pair_with_turns
 from app.core.rope import block_partition
 from app.views.ladder import Llama3Bands
 from app.web.answers import Answer, Floats, Ints, doc
-from app.web.fields import Base, HeadDim
+from app.web.fields import Base, DEFAULTS, HeadDim
 from app.web.params import UI, Params
 from app.views._rope_scaling import LLAMA3_BANDS, high_freq_default
 from app.web.rules import Bound
@@ -29,8 +29,8 @@ MEN_LIMIT = 131072
 
 
 class CalculatorParams(Params):
-    head_dim: HeadDim = 128
-    base: Base = 10000.0
+    head_dim: HeadDim = DEFAULTS["head_dim"]
+    base: Base = DEFAULTS["base"]
     original_max_position_embeddings: Annotated[
         int, Field(ge=2, le=MAX_LENGTH, description="Training length L."), UI("Training length L", kind="log", unit="tokens")
     ] = 4096

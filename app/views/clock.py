@@ -12,7 +12,7 @@ from pydantic import Field
 from app.core.clock import closest_return, hand_angles, min_separation, wrap_signed
 from app.core.frequencies import inverse_frequencies, turns_within, wavelengths
 from app.web.answers import Answer, Floats, Ints, doc
-from app.web.fields import Base
+from app.web.fields import Base, DEFAULTS
 from app.web.params import UI, Display, Params
 from app.web.views import View, register
 
@@ -28,8 +28,8 @@ HandSpeed = Annotated[float, Field(gt=0, le=math.pi, allow_inf_nan=False)]
 
 
 class ClockParams(Params):
-    head_dim: ClockHeadDim = 64
-    base: Base = 10000.0
+    head_dim: ClockHeadDim = DEFAULTS["head_dim"]
+    base: Base = DEFAULTS["base"]
     context_len: Annotated[
         int,
         Field(ge=2, le=MAX_CONTEXT, description="Context length L: which hands finish a turn within it, and whether all L positions get distinct angle tuples."),

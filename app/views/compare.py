@@ -29,7 +29,7 @@ from app.views.relative import (
 )
 from app.views.learned import TABLES
 from app.web.answers import Answer, Floats, Ints, MaskedMatrix, Matrix, doc
-from app.web.fields import Base, Seed
+from app.web.fields import Base, DEFAULTS, Seed
 from app.web.params import UI, Params, per_process
 from app.web.views import View, register
 
@@ -49,8 +49,8 @@ class CompareParams(Params):
         int,
         Field(ge=2, le=128, multiple_of=2, description="Head dimension d for RoPE and model dimension for the sinusoid (even)."),
         UI("Dimension d (RoPE, sinusoid)", step=2),
-    ] = 64
-    base: Base = 10000.0
+    ] = DEFAULTS["head_dim"]
+    base: Base = DEFAULTS["base"]
     num_heads: Annotated[
         int, Field(ge=1, le=64, description="ALiBi heads (one slope each)."), UI("Heads (ALiBi)")
     ] = 8

@@ -12,7 +12,7 @@ from app.core.frequencies import inverse_frequencies, rotary_dim
 from app.core.rope import interleaved_to_half, pair_index, rotate
 from app.core.scores import content_vectors
 from app.web.answers import Answer, Floats, Ints, Matrix, doc
-from app.web.fields import Base, PartialRotaryFactor, Seed
+from app.web.fields import Base, DEFAULTS, PartialRotaryFactor, Seed
 from app.web.params import UI, Params
 from app.web.views import View, register
 
@@ -24,9 +24,9 @@ class ConventionsParams(Params):
         int,
         Field(ge=2, le=128, multiple_of=2, description="Dimension of one attention head (even, at most 128 here so the wiring stays readable)."),
         UI("Head dimension d", step=2),
-    ] = 8
-    partial_rotary_factor: PartialRotaryFactor = 1.0
-    base: Base = 10000.0
+    ] = DEFAULTS["head_dim"]
+    partial_rotary_factor: PartialRotaryFactor = DEFAULTS["partial_rotary_factor"]
+    base: Base = DEFAULTS["base"]
     seq_len: Annotated[
         int, Field(ge=2, le=MAX_LEN, description="Positions 0 … L−1 of the three score matrices."), UI("Positions L")
     ] = 16

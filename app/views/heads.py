@@ -69,13 +69,19 @@ class HeadsParams(Params):
     ] = DEFAULT_CUSTOM_TEXT
     layer: Annotated[LayerId, Field(description=f"Layer (shipped: {', '.join(map(str, _META['layers']))})."), UI("Layer")] = "3"
     head: Annotated[int, Field(ge=0, le=_META["n_head"] - 1, description="Query head."), UI("Head")] = 0
-    rope_type: Annotated[
+    # The surgery's own names (not rope_type, base, factor): those mean a model's RoPE with one default
+    # on every endpoint (app/web/fields.py DEFAULTS); here the model's RoPE is fixed and these change it.
+    surgery_rope_type: Annotated[
         Literal["none", "default", "linear", "dynamic", "yarn", "llama3"],
         Field(description="Surgery through the scaling registry: 'none' keeps the model's RoPE."),
         UI("Surgery method"),
     ] = "none"
-    base: Annotated[float, Field(ge=2.0, le=1e9, description="RoPE base for the surgery."), UI("Surgery base", kind="log")] = 100000.0
-    factor: Annotated[float, Field(ge=1.0, le=64.0, description="Scaling factor (linear, dynamic, yarn, llama3)."), UI("Factor")] = 4.0
+    surgery_base: Annotated[
+        float, Field(ge=2.0, le=1e9, description="RoPE base of the surgery (the model's own: 100000)."), UI("Surgery base", kind="log")
+    ] = 100000.0
+    surgery_factor: Annotated[
+        float, Field(ge=1.0, le=64.0, description="Scaling factor of the surgery (linear, dynamic, yarn, llama3)."), UI("Factor")
+    ] = 4.0
     band_lo: Annotated[int, Field(ge=-1, le=HALF - 1, description="First pair of the band (-1: no band)."), UI("Band from pair")] = -1
     band_hi: Annotated[
         int, Field(ge=0, le=HALF - 1, description="Last pair of the band (at least band_lo)."), UI("Band to pair"),
@@ -92,7 +98,7 @@ class HeadsParams(Params):
                 raise CustomTextError(exc.message) from exc
             if count > model_runner.MAX_TOKENS:
                 raise CustomTextError(f"The text is {count} tokens long; the model reads at most {model_runner.MAX_TOKENS}")
-        if self.rope_type not in ("none",):
+        if self.surgery_rope_type != "none":
             try:
                 scaling.validate(self.rope_config(), None)
             except scaling.ScalingError as exc:
@@ -100,22 +106,22 @@ class HeadsParams(Params):
         return self
 
     def rope_config(self) -> scaling.RopeConfig | None:
-        if self.rope_type == "none":
+        if self.surgery_rope_type == "none":
             return None
         extra: dict[str, Any] = {}
-        if self.rope_type != "default":
-            extra["factor"] = self.factor
-        if self.rope_type in ("yarn", "llama3"):
+        if self.surgery_rope_type != "default":
+            extra["factor"] = self.surgery_factor
+        if self.surgery_rope_type in ("yarn", "llama3"):
             extra["original_max_position_embeddings"] = 8192
-        if self.rope_type == "llama3":
+        if self.surgery_rope_type == "llama3":
             extra.update(low_freq_factor=1.0, high_freq_factor=4.0)
         return scaling.RopeConfig(
-            rope_type=self.rope_type, rope_theta=self.base, head_dim=_META["head_dim"], max_position_embeddings=8192, **extra
+            rope_type=self.surgery_rope_type, rope_theta=self.surgery_base, head_dim=_META["head_dim"], max_position_embeddings=8192, **extra
         )
 
     @property
     def surgery(self) -> bool:
-        return self.rope_type != "none" or self.band_lo >= 0
+        return self.surgery_rope_type != "none" or self.band_lo >= 0
 
 
 def _null_upper(w: np.ndarray) -> np.ndarray:
@@ -200,9 +206,9 @@ class HeadsAnswer(Answer):
     custom_text: str | None = doc("The text of your own read when text is 'custom'.", optional=True)
     layer: str
     head: int
-    rope_type: str
-    base: float
-    factor: float
+    surgery_rope_type: str
+    surgery_base: float
+    surgery_factor: float
     band_lo: int
     band_hi: int
     band_mode: str
@@ -218,7 +224,7 @@ class HeadsAnswer(Answer):
     mass: HeadMass
     divergence: float = doc("How far the weights move from the model's own when θ is changed (0 when it is not).")
     source: HeadSource
-    surgered_theta: Floats | None = doc("θ after the change (present when rope_type or the band changes θ).", optional=True)
+    surgered_theta: Floats | None = doc("θ after the change (present when surgery_rope_type or the band changes θ).", optional=True)
     surgered_weights: MaskedMatrix | None = doc("Weights after the change.", optional=True)
     surgered_mass: HeadMass | None = doc("mass after the change.", optional=True)
 
@@ -335,7 +341,7 @@ register(
             "From SmolLM2-135M-Instruct's stored pre-rotation q and k: `weights` (T×T causal softmax, null above the "
             "diagonal), `theta` per adjacent pair, `pair_energy` E_j = mean over positions of ‖q_j‖·‖k_j‖, "
             "`offset_scores` (mean score per offset), `head_classes` for the layer's heads by attention mass. "
-            "Surgery (rope_type, base, factor, band_lo/band_hi/band_mode) adds `surgered_weights` and `divergence` "
+            "Surgery (surgery_rope_type, surgery_base, surgery_factor, band_lo/band_hi/band_mode) adds `surgered_weights` and `divergence` "
             "(mean Jensen–Shannon divergence over queries)."
             + (
                 f" `text=custom` runs `custom_text` (1 to {model_runner.MAX_TOKENS} tokens) through the model: the first "
@@ -347,6 +353,6 @@ register(
                 else ""
             )
         ),
-        examples=("text=dog-bites-man&layer=0&head=0", "text=long-256&rope_type=yarn&factor=4", "band_lo=0&band_hi=7"),
+        examples=("text=dog-bites-man&layer=0&head=0", "text=long-256&surgery_rope_type=yarn&surgery_factor=4", "band_lo=0&band_hi=7"),
     )
 )

@@ -19,10 +19,10 @@ from starlette.responses import Response
 from app.core import scaling
 from app.core.frequencies import inverse_frequencies, rotary_dim, turns_within, wavelengths
 from app.core.hf_config import rope_settings_from_hf
-from app.views._rope_scaling import MAX_LENGTH, SHARED_DEFAULTS, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
+from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
 from app.web.answers import Answer, Floats, Ints, doc
 from app.web import errors
-from app.web.fields import Base, HeadDim, PartialRotaryFactor
+from app.web.fields import Base, DEFAULTS, HeadDim, PartialRotaryFactor
 from app.web.params import UI
 from app.web.responses import JSONBytes, dumps
 from app.web.views import View, register, route
@@ -32,18 +32,18 @@ _F = scaling_fields(hidden=True)
 
 @with_method_fields(_F)
 class LadderParams(ScalingChecks):
-    head_dim: HeadDim = SHARED_DEFAULTS["head_dim"]
-    base: Base = SHARED_DEFAULTS["base"]
-    partial_rotary_factor: PartialRotaryFactor = SHARED_DEFAULTS["partial_rotary_factor"]
+    head_dim: HeadDim = DEFAULTS["head_dim"]
+    base: Base = DEFAULTS["base"]
+    partial_rotary_factor: PartialRotaryFactor = DEFAULTS["partial_rotary_factor"]
     context_len: Annotated[
         int,
         Field(ge=1, le=10_000_000, description="Context length L to compare each wavelength with."),
         UI("Context length L", kind="log", unit="tokens"),
     ] = 4096
-    rope_type: _F["rope_type"] = SHARED_DEFAULTS["rope_type"]
-    factor: _F["factor"] = SHARED_DEFAULTS["factor"]
-    original_max_position_embeddings: _F["original_max_position_embeddings"] = SHARED_DEFAULTS["original_max_position_embeddings"]
-    max_position_embeddings: _F["max_position_embeddings"] = SHARED_DEFAULTS["max_position_embeddings"]
+    rope_type: _F["rope_type"] = DEFAULTS["rope_type"]
+    factor: _F["factor"] = DEFAULTS["factor"]
+    original_max_position_embeddings: _F["original_max_position_embeddings"] = DEFAULTS["original_max_position_embeddings"]
+    max_position_embeddings: _F["max_position_embeddings"] = DEFAULTS["max_position_embeddings"]
     seq_len: _F["seq_len"] = 0
 
 

@@ -12,7 +12,7 @@ from app.core.frequencies import inverse_frequencies, wavelengths
 from app.core.mrope import AXES, SECTION_SUM, ones_score, pair_angles, pair_axes, sequence_positions
 from app.web.answers import Answer, Floats, Ints, Matrix, doc
 from app.web.csv_format import Columns
-from app.web.fields import Base
+from app.web.fields import Base, DEFAULTS
 from app.web.params import UI, Params
 from app.web.rules import Bound, Require
 from app.web.views import View, register
@@ -34,7 +34,7 @@ def default_section(data: dict[str, Any]) -> tuple[int, int, int]:
     """mrope_section when none is given: Qwen2-VL's 16/24/24 for head_dim 128, and for another head
     the same shares of its P = head_dim/2 pairs (a quarter on time, the rest halved between height and
     width), so the default always adds up to head_dim/2."""
-    pairs = data.get("head_dim", 128) // 2
+    pairs = data.get("head_dim", DEFAULTS["head_dim"]) // 2
     if sum(DEFAULT_SECTION) == pairs:
         return DEFAULT_SECTION
     t = pairs // 4
@@ -57,8 +57,8 @@ class MRopeParams(Params):
         int,
         Field(ge=2, le=512, multiple_of=2, description="Dimension of one attention head's queries and keys (even); mrope_section adds up to head_dim/2."),
         UI("Head dimension d", kind="number", help="mrope_section must add up to d/2"),
-    ] = 128
-    base: Base = 1_000_000.0
+    ] = DEFAULTS["head_dim"]
+    base: Base = DEFAULTS["base"]
     mrope_section: Annotated[
         tuple[Annotated[int, Field(ge=0, le=256)], ...],
         Field(
@@ -273,8 +273,8 @@ register(
             "frame, `grid_scores_1d` the same under plain 1-D RoPE with the tokens numbered in sequence order."
         ),
         examples=(
-            "head_dim=128&mrope_section=16&mrope_section=24&mrope_section=24&t=10&h=12&w=20",
-            "layout=interleaved&mrope_section=24&mrope_section=20&mrope_section=20",
+            "head_dim=128&base=1000000&mrope_section=16&mrope_section=24&mrope_section=24&t=10&h=12&w=20",
+            "head_dim=128&base=1000000&layout=interleaved&mrope_section=24&mrope_section=20&mrope_section=20",
             "grid_h=8&grid_w=8&query_row=4&query_col=4",
         ),
     )

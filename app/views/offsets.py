@@ -15,7 +15,7 @@ from app.core.rope import as_complex, block_partition
 from app.core.scores import content_vectors
 from app.settings import MAX_CURVE_COLUMNS
 from app.web.answers import Answer, Floats, Ints, doc
-from app.web.fields import HeadDim, Seed
+from app.web.fields import DEFAULTS, HeadDim, Seed
 from app.web.params import UI, Params
 from app.web.rules import Bound
 from app.web.views import View, register
@@ -30,7 +30,7 @@ BaseValue = Annotated[float, Field(gt=1, le=1e9, allow_inf_nan=False)]
 
 
 class OffsetsParams(Params):
-    head_dim: HeadDim = 128
+    head_dim: HeadDim = DEFAULTS["head_dim"]
     bases: Annotated[
         tuple[BaseValue, ...],
         Field(min_length=1, max_length=4, description="One to four RoPE bases b (rope_theta) drawn on top of each other."),

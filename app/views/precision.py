@@ -13,7 +13,7 @@ from app.core.frequencies import rotary_dim
 from app.core.rope import block_partition
 from app.core.frequencies import inverse_frequencies
 from app.web.answers import Answer, Ints, doc
-from app.web.fields import Base, HeadDim, PartialRotaryFactor
+from app.web.fields import Base, DEFAULTS, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Params
 from app.web.rules import Bound
 from app.web.views import View, register
@@ -35,8 +35,8 @@ def default_pairs(data: dict[str, Any]) -> tuple[int, ...]:
     """The pairs examined when none are given: :data:`DEFAULT_PAIRS` when they fit this head and
     length, else the same places on this head's P = r/2 pairs (0, P/4, 5P/8, P−1), as many as
     seq_len allows.  A default never breaks a rule, whatever head_dim and seq_len say."""
-    head_dim = data.get("head_dim", 128)
-    fraction = data.get("partial_rotary_factor", 1.0)
+    head_dim = data.get("head_dim", DEFAULTS["head_dim"])
+    fraction = data.get("partial_rotary_factor", DEFAULTS["partial_rotary_factor"])
     seq_len = data.get("seq_len", 131072)
     pairs = max(1, int(head_dim * fraction) // 2)
     room = max(1, MAX_POSITION_PAIRS // max(seq_len, 1))
@@ -47,9 +47,9 @@ def default_pairs(data: dict[str, Any]) -> tuple[int, ...]:
 
 
 class PrecisionParams(Params):
-    head_dim: HeadDim = 128
-    base: Base = 500000.0
-    partial_rotary_factor: PartialRotaryFactor = 1.0
+    head_dim: HeadDim = DEFAULTS["head_dim"]
+    base: Base = DEFAULTS["base"]
+    partial_rotary_factor: PartialRotaryFactor = DEFAULTS["partial_rotary_factor"]
     seq_len: Annotated[
         int,
         Field(

@@ -13,7 +13,7 @@ from app.core.scores import content_vectors, diagonal_spread, score_matrix, thet
 from app.settings import MAX_HEATMAP_CELLS
 from app.web.answers import Answer, Floats, Ints, MaskedMatrix, doc
 from app.web.csv_format import Columns
-from app.web.fields import Base, Content, Pairing, Seed
+from app.web.fields import Base, Content, DEFAULTS, Pairing, Seed
 from app.web.params import UI, Params
 from app.web.rules import Bound
 from app.web.views import View, register
@@ -58,8 +58,8 @@ class ScoresParams(Params):
             when="content == 'random'",
             why=f"with random content seq_len × head_dim is at most {MAX_RANDOM_CELLS}",
         ),
-    ] = 64
-    base: Base = 10000.0
+    ] = DEFAULTS["head_dim"]
+    base: Base = DEFAULTS["base"]
     pairing: Pairing = "interleaved"
     seed: Seed = 0
     causal: Annotated[bool, Field(description="Mask keys after the query (null in the matrix)."), UI("Causal mask")] = False

@@ -15,11 +15,11 @@ from pydantic import Field
 
 from app.core import scaling
 from app.core.frequencies import inverse_frequencies, pair_with_turns, rotary_dim, wavelengths
-from app.views._rope_scaling import MAX_LENGTH, SHARED_DEFAULTS, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
+from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
 from app.views.ladder import Llama3Bands, Temperatures, scaled_result
 from app.views.presets import list_presets, preset_links
 from app.web.answers import Answer, Floats, Ints, Matrix, doc
-from app.web.fields import Base, HeadDim, PartialRotaryFactor
+from app.web.fields import Base, DEFAULTS, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Display
 from app.web.views import View, register
 
@@ -30,10 +30,10 @@ SWITCH_LENGTHS = 160
 
 @with_method_fields(_F)
 class SpectrumParams(ScalingChecks):
-    head_dim: HeadDim = SHARED_DEFAULTS["head_dim"]
-    base: Base = SHARED_DEFAULTS["base"]
-    partial_rotary_factor: PartialRotaryFactor = SHARED_DEFAULTS["partial_rotary_factor"]
-    original_max_position_embeddings: _F["original_max_position_embeddings"] = SHARED_DEFAULTS["original_max_position_embeddings"]
+    head_dim: HeadDim = DEFAULTS["head_dim"]
+    base: Base = DEFAULTS["base"]
+    partial_rotary_factor: PartialRotaryFactor = DEFAULTS["partial_rotary_factor"]
+    original_max_position_embeddings: _F["original_max_position_embeddings"] = DEFAULTS["original_max_position_embeddings"]
     seq_len: Annotated[
         int,
         Field(
@@ -45,9 +45,9 @@ class SpectrumParams(ScalingChecks):
         ),
         UI("Target length T", kind="log", unit="tokens"),
     ] = 32768
-    factor: _F["factor"] = SHARED_DEFAULTS["factor"]
-    rope_type: _F["rope_type"] = SHARED_DEFAULTS["rope_type"]
-    max_position_embeddings: _F["max_position_embeddings"] = SHARED_DEFAULTS["max_position_embeddings"]
+    factor: _F["factor"] = DEFAULTS["factor"]
+    rope_type: _F["rope_type"] = DEFAULTS["rope_type"]
+    max_position_embeddings: _F["max_position_embeddings"] = DEFAULTS["max_position_embeddings"]
 
 
 class SpectrumDisplay(Display):

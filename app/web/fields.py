@@ -1,18 +1,35 @@
 """The shared vocabulary: one annotated type per concept, reused by every parameters model.
 
 URL = API = code: ``head_dim``, ``base``, ``seq_len``, ``pairing``, ``seed``, ``content`` …
-Defaults are set where a model uses a type, so each view can choose its own.  A rule that ties
-one of these to another field travels with its type (``PartialRotaryFactor`` reads ``head_dim``).
+A rule that ties one of these to another field travels with its type (``PartialRotaryFactor``
+reads ``head_dim``).  The names that describe a model's RoPE have one default on every endpoint
+(:data:`DEFAULTS`); sizes of what a lesson shows (``seq_len``, ``dim``, ``max_offset`` …) are the
+lesson's own.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from app.web.params import UI
 from app.web.rules import Require
+
+# One default per name for a model's RoPE settings, on every endpoint that takes them: a query means
+# the same everywhere, so a link made for one lesson draws the same head on another (issue: /spectrum's
+# preset links gave 32 pairs on /api/rope/frequencies).  The method fields' defaults follow
+# (app/views/_rope_scaling.py METHOD_FIELD_DEFAULTS); tests/api/test_contract.py holds every view to both.
+# rope_type 'default' is what transformers reads when a config has no scaling.
+DEFAULTS: dict[str, Any] = {
+    "head_dim": 64,
+    "base": 10000.0,
+    "partial_rotary_factor": 1.0,
+    "rope_type": "default",
+    "factor": 8.0,
+    "original_max_position_embeddings": 4096,
+    "max_position_embeddings": 4096,
+}
 
 HeadDim = Annotated[
     int,

@@ -31,10 +31,10 @@ def test_a_query_means_the_same_on_both_endpoints(client):
 @pytest.mark.parametrize(
     "query, pairs",
     [
-        ("head_dim=64", [0, 8, 20, 31]),  # 32 pairs: 0, P/4, 5P/8, P−1
+        ("", [0, 8, 20, 31]),  # the shared head_dim 64, 32 pairs: 0, P/4, 5P/8, P−1
         ("head_dim=128&partial_rotary_factor=0.25", [0, 4, 10, 15]),
         ("seq_len=524288", [0]),  # seq_len × pairs ≤ 2^19: one pair
-        ("", [0, 16, 40, 63]),
+        ("head_dim=128", [0, 16, 40, 63]),  # Llama 3's head: the four pairs chosen for it
     ],
 )
 def test_precision_default_pairs_follow_head_dim_and_length(client, query, pairs):

@@ -182,7 +182,7 @@ def test_spectrum_llama3_bands_and_csv(client):
 
 
 def test_precision_defaults_and_bad_pairs(client):
-    body = client.get("/api/rope/precision").json()
+    body = client.get("/api/rope/precision?head_dim=128").json()
     assert body["pairs"] == [0, 16, 40, 63] and 0 < len(body["column_start"]) <= 600
     pair0 = body["curves"][0]["dtypes"]
     assert pair0["bfloat16"]["first_collision"] == 256 and pair0["float16"]["first_collision"] == 2048
@@ -219,7 +219,7 @@ def direct_margin(base, d, length):
 
 @pytest.mark.parametrize("base, passes, first", [(28700.0, True, None), (27000.0, False, 4079), (26960.0, True, None)])
 def test_calculator_verdict_at_4096(client, base, passes, first):
-    body = client.get(f"/api/rope/calculator?seq_len=4096&base={base}").json()
+    body = client.get(f"/api/rope/calculator?head_dim=128&seq_len=4096&base={base}").json()
     assert body["smallest_base"] == 26960.0 and body["smallest_base_previous"] == 26950.0
     assert (body["base_passes"], body["base_first_failing_m"]) == (passes, first)
     curve = body["margin"]["curves"][0]
@@ -229,7 +229,7 @@ def test_calculator_verdict_at_4096(client, base, passes, first):
 
 
 def test_calculator_large_base_can_fail(client):
-    body = client.get("/api/rope/calculator?seq_len=32768&base=1000000").json()
+    body = client.get("/api/rope/calculator?head_dim=128&seq_len=32768&base=1000000").json()
     want = direct_margin(1e6, 128, 32768)
     assert body["base_passes"] is False and body["base_first_failing_m"] == int(np.flatnonzero(want < 0)[0])
     assert body["smallest_base"] == 630000.0 < 1e6  # larger than the smallest base, and still failing

@@ -17,7 +17,7 @@ def direct_margin(base, head_dim, length, start=0):
 # ---- /api/rope/precision: seq_len × number of pairs ≤ 2^19 --------------------------------------
 
 
-@pytest.mark.parametrize("query", ["seq_len=524288&pairs=0", "seq_len=131072", "seq_len=262144&pairs=10&pairs=63"])
+@pytest.mark.parametrize("query", ["seq_len=524288&pairs=0", "seq_len=131072", "head_dim=128&seq_len=262144&pairs=10&pairs=63"])
 def test_precision_largest_allowed_work(client, query):
     body = client.get("/api/rope/precision?" + query).json()
     columns = len(body["column_start"])
@@ -28,7 +28,7 @@ def test_precision_largest_allowed_work(client, query):
 
 
 # Four pairs given (without pairs, the default takes as many as seq_len allows: never a 422).
-@pytest.mark.parametrize("query", ["seq_len=131073&pairs=0&pairs=16&pairs=40&pairs=63", "seq_len=524288&pairs=0&pairs=1", "seq_len=262145&pairs=3&pairs=4"])
+@pytest.mark.parametrize("query", ["head_dim=128&seq_len=131073&pairs=0&pairs=16&pairs=40&pairs=63", "seq_len=524288&pairs=0&pairs=1", "seq_len=262145&pairs=3&pairs=4"])
 def test_precision_too_much_work_names_pairs(client, query):
     response = client.get("/api/rope/precision?" + query)
     assert response.status_code == 422
@@ -58,15 +58,20 @@ def test_precision_errors_at_the_longest_length(client):
 
 
 def test_calculator_defaults_read_the_table(client):
-    body = client.get("/api/rope/calculator").json()
+    body = client.get("/api/rope/calculator?head_dim=128").json()
     assert (body["smallest_base_source"], body["smallest_base_train_source"]) == ("table", "table")
     assert (body["smallest_base"], body["smallest_base_train"]) == (630000.0, 26960.0)
     assert direct_margin(body["smallest_base"], 128, 32768).min() >= 0
     assert body["men_base"] == body["smallest_base"] and body["men_ok"] is body["base_passes"] is False
+    # the shared default head (64 dims) is tabulated too: its answer holds over every position
+    body = client.get("/api/rope/calculator").json()
+    assert body["head_dim"] == 64 and body["smallest_base_source"] == "table"
+    assert direct_margin(body["smallest_base"], 64, 32768).min() >= 0
+    assert direct_margin(body["smallest_base_train"], 64, 4096).min() >= 0
 
 
 def test_calculator_every_length_up_to_the_table_limit(client):
-    body = client.get("/api/rope/calculator?seq_len=15000&original_max_position_embeddings=3000").json()
+    body = client.get("/api/rope/calculator?head_dim=128&seq_len=15000&original_max_position_embeddings=3000").json()
     assert body["smallest_base_source"] == "table"
     base = body["smallest_base"]
     assert direct_margin(base, 128, 15000).min() >= 0

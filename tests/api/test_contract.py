@@ -175,3 +175,33 @@ def test_health_and_not_found(client):
     assert client.get("/api/nope").status_code == 404
     missing = client.get("/nope", headers={"accept": "text/html"})
     assert missing.status_code == 404 and "no such page" in missing.text
+
+
+# A model's RoPE settings mean one thing with one default on every endpoint (issue 22: /spectrum's
+# preset links gave 32 pairs on /api/rope/frequencies, /precision and /mrope assumed 128 dims).
+# Written out, not read from the app: the table in app/web/fields.py is what is under test.
+ONE_DEFAULT = {
+    "head_dim": 64, "base": 10000.0, "partial_rotary_factor": 1.0, "rope_type": "default", "factor": 8.0,
+    "original_max_position_embeddings": 4096, "max_position_embeddings": 4096,
+    "attention_factor": 0.0, "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 0.0, "mscale_all_dim": 0.0,
+    "truncate": True, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+}
+
+
+def _default_of(field):
+    from pydantic_core import PydanticUndefined
+
+    if field.default is not PydanticUndefined:
+        return field.default
+    return field.default_factory({}) if field.default_factory.__code__.co_argcount else field.default_factory()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_rope_setting_has_the_same_default_on_every_endpoint(client, name):
+    view = BY_NAME[name]
+    shared = {key: _default_of(field) for key, field in view.params.model_fields.items() if key in ONE_DEFAULT}
+    assert shared == {key: ONE_DEFAULT[key] for key in shared}
+    # and the twin answers with it where it echoes the setting (the method fields are echoed resolved)
+    answer = client.get(view.api_path).json()
+    echoed = {key: answer[key] for key in ("head_dim", "base", "partial_rotary_factor", "rope_type") if key in shared and key in answer}
+    assert echoed == {key: ONE_DEFAULT[key] for key in echoed}

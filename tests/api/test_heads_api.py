@@ -26,7 +26,7 @@ def test_weights_are_causal_rows_of_probabilities_and_no_surgery_means_zero_dive
 
 
 def test_surgery_with_the_models_own_rope_changes_nothing_and_unrotating_all_pairs_does(client):
-    same = _get(client, "text=paragraph&layer=3&head=1&rope_type=default&base=100000")
+    same = _get(client, "text=paragraph&layer=3&head=1&surgery_rope_type=default&surgery_base=100000")
     assert same["divergence"] < 1e-9
     flat = _get(client, "text=paragraph&layer=3&head=1&band_lo=0&band_hi=31")
     assert flat["divergence"] > 1e-3
@@ -35,7 +35,7 @@ def test_surgery_with_the_models_own_rope_changes_nothing_and_unrotating_all_pai
 
 @pytest.mark.parametrize(
     "query,param",
-    [("head=9", "head"), ("layer=4", "layer"), ("text=other", "text"), ("text=custom", "text"), ("band_lo=5&band_hi=2", "band_hi"), ("factor=100", "factor")],
+    [("head=9", "head"), ("layer=4", "layer"), ("text=other", "text"), ("text=custom", "text"), ("band_lo=5&band_hi=2", "band_hi"), ("surgery_factor=100", "surgery_factor")],
 )
 def test_bad_parameters_are_422_naming_them(client, query, param):
     r = client.get("/api/model/heads?" + query)

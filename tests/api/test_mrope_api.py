@@ -22,7 +22,7 @@ def test_axis_and_angles_for_a_triple(client):
 
 
 def test_qwen3_interleaving(client):
-    params = [("mrope_section", 24), ("mrope_section", 20), ("mrope_section", 20), ("layout", "interleaved"), ("t", 1), ("h", 2), ("w", 3)]
+    params = [("head_dim", 128), ("base", 1000000.0), ("mrope_section", 24), ("mrope_section", 20), ("mrope_section", 20), ("layout", "interleaved"), ("t", 1), ("h", 2), ("w", 3)]
     data = client.get("/api/rope/mrope", params=params).json()
     assert "".join(data["axis"][:6]) == "thwthw" and data["axis"][60:] == ["t"] * 4
     assert data["angles"][1] == pytest.approx(2 * 1000000.0 ** (-2 / 128), rel=1e-14)
@@ -54,11 +54,11 @@ def test_patch_score_is_a_function_of_the_offsets(client):
 
 
 def test_section_must_add_up_to_half_the_head(client):
-    response = client.get("/api/rope/mrope", params={"mrope_section": [16, 24, 25]})
+    response = client.get("/api/rope/mrope", params={"head_dim": 128, "mrope_section": [16, 24, 25]})
     assert response.status_code == 422
     item = response.json()["detail"][0]
     assert item["param"] == "mrope_section" and "add up to head_dim/2 = 64" in item["msg"]
-    ok = client.get("/api/rope/mrope", params={"head_dim": 64, "mrope_section": [8, 12, 12]})
+    ok = client.get("/api/rope/mrope", params={"mrope_section": [8, 12, 12]})  # the shared head_dim 64
     assert ok.status_code == 200
 
 

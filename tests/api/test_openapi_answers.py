@@ -39,7 +39,7 @@ MOVED = {
     ("get", "/api/rope/offsets"): ["content=random&seeds=4&max_offset=100&columns=50"],
     ("get", "/api/learned"): ["position=10&beyond=0&last_column=62"],
     ("get", "/api/relative/alibi"): ["seq_len=4&num_heads=3"],
-    ("get", "/api/model/heads"): ["rope_type=yarn&factor=2"],
+    ("get", "/api/model/heads"): ["surgery_rope_type=yarn&surgery_factor=2"],
 }
 BODIES = {
     ("post", "/api/rope/frequencies"): [

@@ -54,7 +54,7 @@ def _offset_curves(head_dim, base, seeds, seed, count):
 
 
 def test_offsets_random_content_near_and_far_statistics(client):
-    data = _get(client, "/api/rope/offsets", content="random", seeds=4, seed=3, max_offset=4096, bases=10000)
+    data = _get(client, "/api/rope/offsets", head_dim=128, content="random", seeds=4, seed=3, max_offset=4096, bases=10000)
     curves = _offset_curves(128, 10000.0, 4, 3, 4097)
     mean, std = curves.mean(axis=0), curves.std(axis=0)
     curve = data["curves"][0]
@@ -69,7 +69,7 @@ def test_offsets_random_content_near_and_far_statistics(client):
 
 
 def test_offsets_constant_content_has_no_spread(client):
-    data = _get(client, "/api/rope/offsets", max_offset=1000, bases=500000)
+    data = _get(client, "/api/rope/offsets", head_dim=128, max_offset=1000, bases=500000)
     far = data["curves"][0]["far"]
     theta = 500000.0 ** (-np.arange(0, 128, 2) / 128)
     s = 2 * np.cos(np.outer(np.arange(1001), theta)).sum(axis=1) / math.sqrt(128)

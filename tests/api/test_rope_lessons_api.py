@@ -90,7 +90,7 @@ def test_offsets_defaults_reach_131072_in_bounded_columns(client):
 
 
 def test_conventions_defaults_prove_the_permutation(client):
-    data = client.get(APIS["conventions"]).json()
+    data = client.get(APIS["conventions"], params={"head_dim": 8}).json()
     assert data["permutation"] == [0, 2, 4, 6, 1, 3, 5, 7]
     assert data["max_diff_permuted"] <= 1e-12 * data["scale"] < data["max_diff_raw"]
 
@@ -131,7 +131,7 @@ BAD = [
     ("offsets", {"max_offset": "15"}, "max_offset"),
     ("offsets", {"max_offset": "262145"}, "max_offset"),
     ("offsets", {"max_offset": "262144", "head_dim": "1024"}, "max_offset"),
-    ("offsets", {"content": "random", "seeds": "5"}, "seeds"),
+    ("offsets", {"head_dim": "128", "content": "random", "seeds": "5"}, "seeds"),
     ("offsets", {"hand": "64"}, "hand"),
     ("offsets", {"bases": ["10", "100", "1000", "10000", "100000"]}, "bases"),
     ("offsets", {"bases": ["10000", "0.5"]}, "bases"),
@@ -160,10 +160,10 @@ def test_bad_input_is_a_422_naming_the_parameter(client, name, params, param):
 
 
 def test_cross_field_messages_say_what_to_change(client):
-    detail = client.get(APIS["offsets"], params={"content": "random", "seeds": "5"}).json()["detail"][0]
+    detail = client.get(APIS["offsets"], params={"head_dim": "128", "content": "random", "seeds": "5"}).json()["detail"][0]
     assert "67108864" in detail["msg"] and "seeds" in detail["msg"]
-    detail = client.get(APIS["offsets"], params={"hand": "64"}).json()["detail"][0]
-    assert "head_dim/2 = 64" in detail["msg"]
+    detail = client.get(APIS["offsets"], params={"hand": "32"}).json()["detail"][0]
+    assert "head_dim/2 = 32" in detail["msg"]
     detail = client.get(APIS["scores"], params={"content": "random", "seq_len": "4096", "head_dim": "128"}).json()["detail"][0]
     assert "131072" in detail["msg"]
 

@@ -244,7 +244,7 @@ def test_calculator_verdict_and_smallest_base_follow_the_definition(page, base_u
     below = _first_failing(26950, d, T)
     assert below is not None
 
-    page.goto(f"{base_url}/calculator?seq_len={T}&base=27000")
+    page.goto(f"{base_url}/calculator?head_dim={d}&seq_len={T}&base=27000")
     wait_for_plot(page, "plot-margin")
     assert _out(page, "verdict") == "no: Bₘ < 0 first at m = 4,079"
     assert _out(page, "smallest") == "26,960 (from the precomputed table)"
@@ -298,7 +298,7 @@ def test_calculator_searches_a_small_case_live_and_it_is_the_smallest(page, base
 
 
 def test_calculator_below_the_training_length_says_nothing_is_extended(page, base_url):
-    page.goto(f"{base_url}/calculator")
+    page.goto(f"{base_url}/calculator?head_dim=128")
     wait_for_plot(page, "plot-margin")
     assert _out(page, "extends_note") == ""
     set_box(page, "seq_len", "2048")
@@ -318,7 +318,7 @@ def test_calculator_below_the_training_length_says_nothing_is_extended(page, bas
 
 def test_calculator_says_how_far_the_curve_reaches(page, base_url):
     """T·d/2 above 2^24: B_m is drawn for the first 2^24/(d/2) distances and the page says so."""
-    page.goto(f"{base_url}/calculator?seq_len=4194304&base=1000000000")
+    page.goto(f"{base_url}/calculator?head_dim=128&seq_len=4194304&base=1000000000")
     wait_for_plot(page, "plot-margin")
     shown = (1 << 24) // 64
     note = _out(page, "coverage_note")
@@ -335,7 +335,7 @@ def test_precision_pairs_follow_the_work_limit_of_the_length(page, base_url):
     the pairs box, and no refused request is sent."""
     refused = []
     page.on("response", lambda response: response.status >= 400 and refused.append(response.url))
-    page.goto(f"{base_url}/precision")
+    page.goto(f"{base_url}/precision?head_dim=128")
     wait_for_plot(page, "plot-angle")
     set_box(page, "seq_len", "524288")
     wait_for_query(page, "seq_len=524288")

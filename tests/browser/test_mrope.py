@@ -4,7 +4,7 @@ from tests.browser.helpers import plot_data, snapshot, wait_for_data_change, wai
 
 
 def test_sections_triples_and_interleaving(page, base_url):
-    page.goto(f"{base_url}/mrope")
+    page.goto(f"{base_url}/mrope?head_dim=128&base=1000000")  # Qwen2-VL's head: sections 16, 24, 24
     wait_for_plot(page, "plot-ladder")
     t, h, w = plot_data(page, "plot-ladder")
     assert (t["x"], h["x"], w["x"]) == (list(range(16)), list(range(16, 40)), list(range(40, 64)))

@@ -86,7 +86,7 @@ def _random_offset_curves(head_dim, base, seeds, count):
 
 
 def test_offsets_note_gives_the_near_and_far_numbers_of_the_draws(page, base_url):
-    page.goto(f"{base_url}/offsets?content=random&max_offset=8192&bases=10000&seeds=4")
+    page.goto(f"{base_url}/offsets?head_dim=128&content=random&max_offset=8192&bases=10000&seeds=4")
     wait_for_plot(page, "plot-offsets")
     _wait_text(page, "content_note", "random content")
     curves = _random_offset_curves(128, 10000.0, 4, 8193)

@@ -122,7 +122,7 @@ def test_offsets_bad_input_shows_beside_the_control_and_keeps_the_plot(page, bas
 
 
 def test_conventions_head_dim_changes_the_wiring_and_matrices(page, base_url):
-    page.goto(f"{base_url}/conventions")
+    page.goto(f"{base_url}/conventions?head_dim=8")
     wait_for_plot(page, "plot-matrices")
     before = snapshot(page, "plot-wiring")
     nudge_slider(page, "head_dim")

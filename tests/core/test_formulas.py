@@ -155,7 +155,7 @@ def test_each_rule_says_one_sentence_in_the_core_and_the_parameter_models():
     assert str(core.value) == (
         "mrope_section must add up to head_dim/2 = 64 (one count per axis for every rotary pair); its counts add up to 65"
     )
-    assert _model_message(MRopeParams, mrope_section=(16, 24, 25)) == str(core.value)
+    assert _model_message(MRopeParams, head_dim=128, mrope_section=(16, 24, 25)) == str(core.value)
 
 
 def test_pc_rotation_finds_the_period_of_a_steady_walk():

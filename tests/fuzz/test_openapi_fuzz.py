@@ -43,8 +43,8 @@ from schemathesis.specs.openapi.checks import (
 from app.main import create_app
 from tests.fuzz.counts import record
 
-FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", 300))  # generated cases per JSON operation (the coverage phase adds its own)
-CSV_EXAMPLES = int(os.environ.get("FUZZ_CSV_EXAMPLES", 120))  # generated valid cases per CSV twin
+FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", 150))  # generated cases per JSON operation (the coverage phase adds its own)
+CSV_EXAMPLES = int(os.environ.get("FUZZ_CSV_EXAMPLES", 60))  # generated valid cases per CSV twin
 TIMEOUT_SECONDS = 10
 
 CHECKS = [
