@@ -441,15 +441,22 @@ def _check_longrope(config: RopeConfig) -> None:
         )
 
 
+# Llama 3's smoothing band runs from L/high_freq_factor to L/low_freq_factor; equal factors (as
+# Llama 4 ships them) leave it empty, which transformers computes without trouble.  The reason is
+# shared with the parameter models' bound (app/views/_rope_scaling.py), so API, page and core agree.
+LLAMA3_BANDS = "not below low_freq_factor = {low_freq_factor}; equal factors, as in Llama 4, leave no blended band"
+
+
 def _check_llama3(config: RopeConfig) -> None:
     _check_factor_at_least_one(config)
     if config.low_freq_factor <= 0:
         raise ScalingError("low_freq_factor", f"low_freq_factor must be positive (got {config.low_freq_factor:g})")
     if config.high_freq_factor < config.low_freq_factor:
+        low = f"{config.low_freq_factor:g}"
         raise ScalingError(
             "high_freq_factor",
-            f"high_freq_factor ({config.high_freq_factor:g}) must be greater than low_freq_factor "
-            f"({config.low_freq_factor:g}) or equal to it (equal: no blended band, as Llama 4 ships 1 and 1)",
+            f"high_freq_factor must be at least {low} here ({LLAMA3_BANDS.format(low_freq_factor=low)}); "
+            f"got {config.high_freq_factor:g}",
         )
 
 

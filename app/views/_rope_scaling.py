@@ -19,9 +19,7 @@ from app.web.params import UI, Params
 from app.web.rules import Bound, Require
 
 MAX_LENGTH = 1 << 27
-# Llama 3's smoothing band runs from L/high_freq_factor to L/low_freq_factor; equal factors (as
-# Llama 4 ships them) leave it empty, which transformers computes without trouble.
-LLAMA3_BANDS = "not below low_freq_factor = {low_freq_factor}; equal factors, as in Llama 4, leave no blended band"
+LLAMA3_BANDS = scaling.LLAMA3_BANDS  # the core's reason, shown by the bound's message
 # The scaling registry is the one list of methods: a method added there is a choice here.
 RopeType = Literal.__getitem__(tuple(scaling.METHODS))  # type: ignore[attr-defined]
 

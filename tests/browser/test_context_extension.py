@@ -307,7 +307,7 @@ def test_calculator_below_the_training_length_says_nothing_is_extended(page, bas
     note = _out(page, "extends_note")
     # NTK's formula at s = 0.5 would lower the base: 10000·0.5^(128/126)
     lowered = 10000 * 0.5 ** (128 / 126)
-    assert note.startswith("T = 2,048 is below the training length L = 4,096 (s = 0.5 < 1)")
+    assert note.startswith("The target length T = 2,048 is below the training length L0 = 4,096 (T/L0 = 0.5)")
     assert "nothing is extended" in note and f"lower b to ≈ {lowered:,.2f}" in note
     assert _out(page, "ntk_base") == f"not an extension (s ≤ 1): the formula would give ≈ {lowered:,.2f}"
     assert _out(page, "yarn") == "1 (logits × 1)"

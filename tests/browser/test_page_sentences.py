@@ -201,7 +201,7 @@ def test_spectrum_below_the_training_length_says_nothing_is_extended(page, base_
     wait_for_query(page, "seq_len=1024")
     _wait_text(page, "extends_note", "nothing is extended")
     note = _out(page, "extends_note")
-    assert note.startswith("T = 1,024 is below the training length L0 = 4,096 (T/L0 = 0.25)")
+    assert note.startswith("The target length T = 1,024 is below the training length L0 = 4,096 (T/L0 = 0.25)")
     dynamic = next(t for t in plot_data(page, "plot-scale") if t["name"].startswith("dynamic"))
     assert set(dynamic["y"]) == {1.0}  # below max_position_embeddings the base is b
     assert "dynamic leaves every pair as it is" in note and "linear" in note.split("The others")[1]

@@ -150,6 +150,14 @@ def test_each_rule_says_one_sentence_in_the_core_and_the_parameter_models():
     assert "(r = 2;" in core.value.message
     assert _model_message(LadderParams, rope_type="ntk", head_dim=2) == core.value.message
 
+    with pytest.raises(scaling.ScalingError) as core:
+        scaling.validate(scaling.RopeConfig(rope_type="llama3", factor=8.0, low_freq_factor=2.5, high_freq_factor=1.5, original_max_position_embeddings=8192))
+    assert core.value.message == (
+        "high_freq_factor must be at least 2.5 here (not below low_freq_factor = 2.5; equal factors, as in Llama 4, "
+        "leave no blended band); got 1.5"
+    )
+    assert _model_message(SpectrumParams, rope_type="llama3", low_freq_factor=2.5, high_freq_factor=1.5) == core.value.message
+
     with pytest.raises(ValueError) as core:
         pair_axes(128, (16, 24, 25))
     assert str(core.value) == (

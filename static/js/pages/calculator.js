@@ -51,19 +51,13 @@ function largerFailing(data) {
   return found;
 }
 
+// The twin says why nothing is extended (the core's one sentence); the page adds what that means for its rows.
 function extendsNote(data) {
   if (data.extends) return "";
-  const T = count(data.seq_len);
-  const L = count(data.original_max_position_embeddings);
-  if (data.scale === 1) {
-    return `T = ${T} equals the training length L (s = 1): nothing is extended; every recipe leaves b as it is and the temperatures are 1.`;
-  }
+  const why = `${data.reason[0].toUpperCase()}${data.reason.slice(1)}.`;
+  if (data.scale === 1) return `${why} Every recipe leaves b as it is and the temperatures are 1.`;
   const ntk = data.ntk_base_formula_value === null ? "" : ` (its formula would lower b to ${approx(data.ntk_base_formula_value, 6)})`;
-  return (
-    `T = ${T} is below the training length L = ${L} (s ${equals(data.scale, 6)} < 1): the model has already been trained on ` +
-    `every position up to T, so nothing is extended. The NTK row gives no base${ntk}, dynamic NTK keeps b, and the YaRN and ` +
-    `LongRoPE attention factors are 1.`
-  );
+  return `${why} The NTK row gives no base${ntk}, dynamic NTK keeps b, and the YaRN and LongRoPE attention factors are 1.`;
 }
 
 function tableNote(data) {

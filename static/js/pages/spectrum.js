@@ -271,8 +271,6 @@ function attentionReadouts(data) {
 
 function extendsNote(data) {
   if (data.extends) return "";
-  const T = count(data.target_len);
-  const L = count(data.train_len);
   const unchanged = [];
   const changed = [];
   for (const [name, entry] of Object.entries(data.methods)) {
@@ -280,9 +278,8 @@ function extendsNote(data) {
     const label = name === "longrope" ? "longrope (short factors)" : name;
     (entry.scale.every((v) => v === 1) ? unchanged : changed).push(label);
   }
-  let text =
-    `T = ${T} ${data.target_len === data.train_len ? "equals" : "is below"} the training length L0 = ${L} ` +
-    `(T/L0 ${equals(data.target_scale, 6)}): the model was trained on every position up to T, so nothing is extended.`;
+  // the twin's reason (the core's one sentence), then what each method does at this length
+  let text = `${data.reason[0].toUpperCase()}${data.reason.slice(1)}.`;
   if (unchanged.length) text += ` At this length ${unchanged.join(", ")} leave${unchanged.length === 1 ? "s" : ""} every pair as it is.`;
   if (changed.length) {
     text += ` ${unchanged.length ? "The others" : "The methods shown"} (${changed.join(", ")}) would still change the pairs whatever the length, as the curves show; a model at this length needs none of it.`;
