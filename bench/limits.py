@@ -7,7 +7,7 @@ starting from the defaults, each bounded number and each bounded list is pushed,
 to the largest value the model still accepts (binary search on validity, so cross-field rules
 such as ``seq_len × dim ≤ 262144`` hold); every other value of every choice field (enum, boolean)
 starts a variant of its own.  Other GET operations that have a parameter model registered in
-``app.web.errors.MODELS_BY_PATH`` are covered the same way, and so is each view's CSV twin.
+``app.web.routing.validating_models`` are covered the same way, and so is each view's CSV twin.
 
 ``python -m bench.limits`` prints one row per operation: the costliest variant's wall time and
 CPU time (medians over cold runs, every cache in ``app`` cleared before each), its peak traced
@@ -285,21 +285,20 @@ def example_body(operation: dict[str, Any]) -> dict[str, Any] | None:
     return json.loads(match.group(1)) if match else None
 
 
-def body_model(operation: dict[str, Any], path: str) -> type[BaseModel] | None:
+def body_model(operation: dict[str, Any], path: str, models: dict[str, list[type[BaseModel]]]) -> type[BaseModel] | None:
     """The pydantic model of a JSON body: the registered model named by the body's schema ``$ref``."""
-    from app.web import errors
-
     schema = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
     name = schema.get("$ref", "").rsplit("/", 1)[-1]
-    return next((model for model in errors.MODELS_BY_PATH.get(path, []) if model.__name__ == name), None)
+    return next((model for model in models.get(path, []) if model.__name__ == name), None)
 
 
 def all_cases(app, max_variants: int = MAX_VARIANTS) -> dict[str, list[Case]]:
     """Operation label → its cases at the largest sizes (one per variant).  Pages are labelled
     ``PAGE /name``.  ``max_variants=1`` varies each choice field alone (fewer cases)."""
-    from app.web import errors
+    from app.web.routing import validating_models
     from app.web.views import discover
 
+    validating = validating_models(app)
     cases: dict[str, list[Case]] = {}
     twins = {}
     for view in discover():
@@ -318,11 +317,11 @@ def all_cases(app, max_variants: int = MAX_VARIANTS) -> dict[str, list[Case]]:
                 continue
             if method == "post":
                 example = example_body(operation) or {}
-                model = body_model(operation, path)
+                model = body_model(operation, path, validating)
                 maxima = largest_cases(model, example, max_variants) if model is not None else [example]
                 cases[label] = [Case(label, "POST", path, v) for v in maxima]
             elif method == "get" and path not in twins and not path.endswith(".csv"):
-                models = errors.MODELS_BY_PATH.get(path) or []
+                models = validating.get(path) or []
                 if models:
                     cases[label] = [Case(label, "GET", path, v) for v in largest_cases(models[0], {}, max_variants)]
     return cases
@@ -337,13 +336,14 @@ def invalid_cases(app) -> dict[str, list[Case]]:
     every numeric field a number of 60,000 digits (a request line stays under 64 KiB), and for each
     POST a body of MAX_BODY_BYTES of numbers too large for a float.  Labelled ``INVALID ...``."""
     from app.settings import MAX_BODY_BYTES, MAX_QUERY_ITEMS
-    from app.web import errors
+    from app.web.routing import validating_models
 
+    validating = validating_models(app)
     cases: dict[str, list[Case]] = {}
     spec = app.openapi()
     for path, methods in spec["paths"].items():
-        if "get" in methods and path.startswith("/api/") and errors.MODELS_BY_PATH.get(path):
-            model = errors.MODELS_BY_PATH[path][0]
+        if "get" in methods and path.startswith("/api/") and validating.get(path):
+            model = validating[path][0]
             label = f"INVALID GET {path}"
             found = [Case(label, "GET", path, {"what": f"{MAX_QUERY_ITEMS} unknown parameters"},
                           raw_query="&".join(f"no_such_{i}=1" for i in range(MAX_QUERY_ITEMS)))]

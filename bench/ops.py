@@ -2,7 +2,7 @@
 
 Operations come from the running app's OpenAPI document (every ``GET``/``POST`` under ``/api``),
 so views and operations added later are benchmarked without editing this file.  Each operation's
-parameter model is the one the framework validates with (``app.web.errors.MODELS_BY_PATH``).
+parameter model is the one the framework validates with (``app.web.routing.validating_models``).
 
 * ``default``: no query at all (GET), or a POST body made of each field's default and, for
   required fields, the smallest value the schema allows.
@@ -38,7 +38,7 @@ class Operation:
 
 
 def discover_operations(app) -> list[Operation]:
-    from app.web import errors
+    from app.web.routing import validating_models
     from app.web.views import ordered
 
     twins = {view.api_path: view for view in ordered()}
@@ -50,7 +50,7 @@ def discover_operations(app) -> list[Operation]:
         for method in methods:
             if method.upper() not in ("GET", "POST"):
                 continue
-            models = errors.MODELS_BY_PATH.get(path) or []
+            models = validating_models(app).get(path) or []
             model = models[0] if models else None
             op = Operation(method.upper(), path, model, twins.get(path))
             example = _example_body(methods[method]) if method.upper() == "POST" else None

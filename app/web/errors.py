@@ -26,8 +26,9 @@ from app.web.responses import JSONBytes, dumps
 
 log = logging.getLogger("app.errors")
 
-# Filled by the routing module: path → the models that validate it.
-MODELS_BY_PATH: dict[str, list[type[BaseModel]]] = {}
+def _models_of(request: Request) -> list[type[BaseModel]]:
+    """The models that validate the matched operation: its endpoint carries them (routing.api_router)."""
+    return list(getattr(request.scope.get("endpoint"), "validated_by", ()))
 
 
 def error_item(kind: str, loc: list[Any], param: str, msg: str, allowed: str | None = None) -> dict[str, Any]:
@@ -148,8 +149,7 @@ def install(app: FastAPI, render_error_page) -> None:
             item = error_item("unsupported_media_type", ["header", "content-type"], "content-type",
                               f"The body must be JSON, not {request.headers['content-type'][:100]!r}", "application/json")
             return error_response(415, item, headers={"Accept-Post": "application/json"})
-        models = MODELS_BY_PATH.get(request.url.path, [])
-        return validation_response(list(exc.errors()), models)
+        return validation_response(list(exc.errors()), _models_of(request))
 
     @app.exception_handler(ValidationError)
     async def model_validation(request: Request, exc: ValidationError) -> Response:
@@ -164,7 +164,7 @@ def install(app: FastAPI, render_error_page) -> None:
                 if type(cause).__name__ == "BodyTooLarge":
                     return _body_too_large()
                 problem = {"type": "json_invalid", "loc": ("body",), "ctx": {"error": _parse_failure(cause)}}
-                return validation_response([problem], MODELS_BY_PATH.get(request.url.path, []))
+                return validation_response([problem], _models_of(request))
             headers = dict(exc.headers or {})
             if exc.status_code == 405:
                 headers["Allow"] = _allowed_methods(request)

@@ -23,7 +23,7 @@ from app.web.responses import COMPACT_MEDIA_TYPE, dumps, dumps_compact, embed_js
 from app.web.rules import rule_specs
 from app.web.security import PAGE_HEADERS, content_security_policy
 from app.web.templating import canonical_items, controls_for, field_specs, mathml, templates
-from app.web.views import REGISTRY, Route, View, ordered
+from app.web.views import Route, View, ordered
 
 
 API_CACHE_CONTROL = f"public, max-age={API_CACHE_SECONDS}"
@@ -56,9 +56,26 @@ def api_router(views: list[View]) -> APIRouter:
                 responses={200: {"description": route.response_description,
                                  **({"model": route.answer} if route.answer else {"content": {route.media_type: {}}})}},
             )
-            if route.models:
-                errors.MODELS_BY_PATH[route.path] = list(route.models)
+            # The error handlers name a refused field with its model's words (app/web/errors.py).
+            route.endpoint.validated_by = route.models  # type: ignore[attr-defined]
     return router
+
+
+def validating_models(app: Any) -> dict[str, list[type[BaseModel]]]:
+    """Path → the models that validate its operation (for a path with two methods, the last added),
+    read from the app's routes: the benchmarks and the limit tests build requests from them."""
+    found: dict[str, list[type[BaseModel]]] = {}
+
+    def walk(routes: list[Any]) -> None:
+        for route in routes:
+            included = getattr(route, "original_router", None)  # an included router (no prefix here)
+            if included is not None:
+                walk(included.routes)
+            elif models := getattr(getattr(route, "endpoint", None), "validated_by", None):
+                found[route.path] = list(models)
+
+    walk(app.routes)
+    return found
 
 
 def _twin(view: View) -> Route:

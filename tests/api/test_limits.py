@@ -20,11 +20,14 @@ import tracemalloc
 import pytest
 
 from app.main import create_app
-from bench.limits import all_cases, clear_caches, send
+from app.web.routing import validating_models
+from bench.limits import all_cases, clear_caches, invalid_cases, send
 
 MAX_RESPONSE_BYTES = 8 * 2**20
 
-CASES = all_cases(create_app(), max_variants=1)
+APP = create_app()  # read only: its operations, their models and cases (requests go to the client fixture)
+MODELS = validating_models(APP)
+CASES = all_cases(APP, max_variants=1)
 PARAMS = [
     pytest.param(case, id=f"{label}#{index}")
     for label, cases in CASES.items()
@@ -38,8 +41,7 @@ def test_every_view_and_post_operation_has_cases():
     for view in discover():
         assert CASES.get(f"GET {view.api_path}"), view.name
         assert CASES.get(f"PAGE /{view.name}"), view.name
-    spec = create_app().openapi()
-    for path, methods in spec["paths"].items():
+    for path, methods in SPEC["paths"].items():
         if "post" in methods:
             assert CASES.get(f"POST {path}"), f"no case for POST {path}: give it an example body"
 
@@ -73,7 +75,7 @@ def test_largest_allowed_request_succeeds_within_bounds(client, case):
 
 # ---- malformed, missing, unknown and out-of-range input: a 4xx naming the parameter -------------
 
-SPEC = create_app().openapi()
+SPEC = APP.openapi()
 POST_PATHS = [path for path, methods in SPEC["paths"].items() if "post" in methods]
 GET_PATHS = [path for path, methods in SPEC["paths"].items() if "get" in methods and path.startswith("/api/")]
 
@@ -127,7 +129,7 @@ def test_huge_body_is_a_413_naming_the_body(client, path):
 def _body_fields(path: str) -> list[tuple[str, dict]]:
     from bench.limits import body_model
 
-    model = body_model(SPEC["paths"][path]["post"], path)
+    model = body_model(SPEC["paths"][path]["post"], path, MODELS)
     if model is None:
         return []
     return list(model.model_json_schema().get("properties", {}).items())
@@ -154,7 +156,7 @@ def test_unknown_body_field_is_a_422_naming_it(client, path):
     from bench.limits import body_model, example_body
 
     operation = SPEC["paths"][path]["post"]
-    if body_model(operation, path) is None:
+    if body_model(operation, path, MODELS) is None:
         return  # a free-form body (a model's config.json) ignores unrelated keys by design
     body = {**(example_body(operation) or {}), "no_such_field": 1}
     assert_uniform_4xx(client.post(path, json=body), param="no_such_field", status=422)
@@ -163,9 +165,7 @@ def test_unknown_body_field_is_a_422_naming_it(client, path):
 @pytest.mark.parametrize("path", GET_PATHS)
 @pytest.mark.parametrize("value", ["NaN", "Infinity", "-inf", "1e999", "", "[]", "0x10", "１２"])
 def test_bad_query_values_are_422s_naming_the_parameter(client, path, value):
-    from app.web import errors
-
-    models = errors.MODELS_BY_PATH.get(path) or []
+    models = MODELS.get(path) or []
     numeric = [
         name
         for model in models
@@ -190,7 +190,7 @@ def test_unknown_path_and_method_follow_the_same_shape(client):
 
 INVALID = [
     pytest.param(case, id=f"{label}: {case.describe()}")
-    for label, cases in __import__("bench.limits", fromlist=["invalid_cases"]).invalid_cases(create_app()).items()
+    for label, cases in invalid_cases(APP).items()
     for case in cases
 ]
 
