@@ -144,10 +144,11 @@ def request_mix(bust_cache: bool = False) -> list[dict]:
     """[{method, path, body, jitter}] for every view's twin and every other operation, all valid;
     with ``bust_cache``, GET calls carry how to make each request's parameters new (``jitter``)."""
     from app.main import create_app
-    from app.web import errors
+    from app.web.routing import validating_models
     from app.web.views import discover
 
     app = create_app()
+    validating = validating_models(app)
     mix: list[dict] = []
     twins = set()
     for view in discover():
@@ -159,8 +160,8 @@ def request_mix(bust_cache: bool = False) -> list[dict]:
     for path, methods in app.openapi()["paths"].items():
         if not path.startswith("/api/") or path in twins or path.endswith(".csv"):
             continue
-        if "get" in methods and errors.MODELS_BY_PATH.get(path):
-            model = errors.MODELS_BY_PATH[path][0]
+        if "get" in methods and validating.get(path):
+            model = validating[path][0]
             for change in _variations(model):
                 query = urlencode({k: _url_value(v) for k, v in change.items()})
                 jitter = _jitter_field(model, change) if bust_cache else None
