@@ -49,6 +49,11 @@ function wiring(data) {
     showlegend: false,
   }));
   const idx = [...Array(d).keys()];
+  // Dots no wider than the room each dimension has, so 64 or 128 of them stay apart (a projector's
+  // doubled size would run them together).
+  const margin = sized(110, 175);
+  const room = ((document.getElementById("plot-wiring")?.clientWidth || 800) - margin - 30) / d;
+  const dot = Math.max(3, Math.min(lineWidth(4) * 2, Math.floor(room * 0.8)));
   const pairOf = (c) => (c < r ? `pair ${Math.floor(c / 2)}` : "pass-through");
   traces.push({
     type: "scatter",
@@ -57,7 +62,7 @@ function wiring(data) {
     y: idx.map(() => 1),
     text: idx.map(String),
     textposition: "top center",
-    marker: { color: idx.map((c) => (c < r ? COLORS[Math.floor(c / 2) % COLORS.length] : "#9a9aa2")), size: lineWidth(4) * 2 },
+    marker: { color: idx.map((c) => (c < r ? COLORS[Math.floor(c / 2) % COLORS.length] : "#9a9aa2")), size: dot },
     customdata: idx.map(pairOf),
     hovertemplate: "interleaved storage: dimension %{x} (%{customdata})<extra></extra>",
     showlegend: false,
@@ -69,7 +74,7 @@ function wiring(data) {
     y: idx.map(() => 0),
     text: data.permutation.map(String),
     textposition: "bottom center",
-    marker: { color: data.permutation.map((c) => (c < r ? COLORS[Math.floor(c / 2) % COLORS.length] : "#9a9aa2")), size: lineWidth(4) * 2 },
+    marker: { color: data.permutation.map((c) => (c < r ? COLORS[Math.floor(c / 2) % COLORS.length] : "#9a9aa2")), size: dot },
     customdata: data.permutation.map(pairOf),
     hovertemplate: "half storage: slot %{x} holds dimension %{text} (%{customdata})<extra></extra>",
     showlegend: false,
@@ -85,7 +90,7 @@ function wiring(data) {
       showgrid: false,
       fixedrange: true,
     },
-    margin: { l: sized(110, 150) },
+    margin: { l: margin },
   });
 }
 
