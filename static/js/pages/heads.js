@@ -2,7 +2,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, SEQUENTIAL, axis, draw, sized, textSize } from "../lib/plot.js";
-import { out } from "../lib/numbers.js";
+import { fmt, out } from "../lib/numbers.js";
 
 // A tick label is "index token", cut to what the fixed left margin holds beside the axis title
 // (the hover gives the index; the token list is under the plots).
@@ -69,9 +69,9 @@ function render(data) {
   drawOffsets(data);
   const after = data.surgered_mass || data.mass;
   out("n_tokens", String(data.n_tokens));
-  out("previous", `${data.mass.previous.toFixed(3)} → ${after.previous.toFixed(3)}`);
-  out("first", `${data.mass.first.toFixed(3)} → ${after.first.toFixed(3)}`);
-  out("divergence", data.divergence.toFixed(4));
+  out("previous", `${fmt(data.mass.previous, 3)} → ${fmt(after.previous, 3)}`);
+  out("first", `${fmt(data.mass.first, 3)} → ${fmt(after.first, 3)}`);
+  out("divergence", fmt(data.divergence, 4));
   out("classes", data.head_classes.map((c) => `${c.head}: ${c.class}`).join(", "));
 }
 
