@@ -57,6 +57,9 @@ TEXT_BOXES_JS = """() => {
             boxes.push({text, r: range.getBoundingClientRect(), el: p, svg: false});
         }
         const rect = (r) => [Math.round(r.left), Math.round(r.top), Math.round(r.right), Math.round(r.bottom)];
+        // Legible, not just present: Plotly shrinks a heatmap's cell text to fit its cell (/mrope's
+        // triples came out at 5 px on a phone).  Presenter text is 16 px or more, from the back of a room.
+        const least = document.body.classList.contains('presenter') ? 16 : 9;
         const kept = [];
         for (const b of boxes) {
             const shown = visible(b.el) && !transparent(b.el);
@@ -64,6 +67,8 @@ TEXT_BOXES_JS = """() => {
             if (!shown) problem.push('hidden');
             else if (b.r.width < 1 || b.r.height < 1) problem.push('zero-size');
             else {
+                const px = parseFloat(getComputedStyle(b.el).fontSize);
+                if (b.svg && px < least - 0.01) problem.push(`${px.toFixed(1)} px, under ${least} px`);
                 if (b.r.left < fb.left - 1 || b.r.right > fb.right + 1 || b.r.top < fb.top - 1 || b.r.bottom > fb.bottom + 1)
                     problem.push('outside figure ' + JSON.stringify(rect(fb)));
                 if (b.r.left < -1 || b.r.right > innerWidth + 1) problem.push('outside window');

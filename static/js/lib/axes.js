@@ -27,6 +27,18 @@ function oneTwoFive(lo, hi) {
   return { tickmode: "array", tickvals, ticktext };
 }
 
+function decadeStep(key, axisLayout, layout, decades) {
+  let step = decades > 12 ? Math.ceil(decades / 8) : 1;
+  if (key[0] === "y" && layout.height) {
+    const margin = layout.margin || {};
+    const domain = Array.isArray(axisLayout.domain) ? axisLayout.domain[1] - axisLayout.domain[0] : 1;
+    const room = (layout.height - (margin.t || 0) - (margin.b || 0)) * domain;
+    const labels = Math.max(1, Math.floor(room / (2 * (layout.font?.size || 13))));
+    step = Math.max(step, Math.ceil(decades / labels));
+  }
+  return step;
+}
+
 export function tidyLogAxes(layout, traces) {
   for (const [key, axisLayout] of Object.entries(layout)) {
     if (!/^[xy]axis\d*$/.test(key) || !axisLayout || axisLayout.type !== "log" || axisLayout.dtick !== undefined) continue;
@@ -51,9 +63,10 @@ export function tidyLogAxes(layout, traces) {
       }
       if (lo < hi) decades = Math.log10(hi / lo);
     }
-    // Several decades: one label per power of ten (or per few); fewer: 1, 2 and 5 of each
+    // Several decades: one label per power of ten, or per few when the labels (a power of ten is
+    // about two lines of text tall) would not fit the axis's height; fewer: 1, 2 and 5 of each
     // decade written in full (0.5, 0.2; Plotly's "D2" would write the bare digits 5 and 2).
-    if (decades !== null && decades >= 2.5) axisLayout.dtick = decades > 12 ? Math.ceil(decades / 8) : 1;
+    if (decades !== null && decades >= 2.5) axisLayout.dtick = decadeStep(key, axisLayout, layout, decades);
     else if (decades !== null && axisLayout.tickvals === undefined) Object.assign(axisLayout, oneTwoFive(lo, hi));
     if (!axisLayout.exponentformat) axisLayout.exponentformat = "power";
   }

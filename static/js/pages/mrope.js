@@ -2,7 +2,7 @@
 // score between two patches depends on.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, SEQUENTIAL, axis, draw, fmt, isPresenter, lineWidth, panelGrid } from "../lib/plot.js";
+import { COLORS, SEQUENTIAL, axis, baseLayout, draw, fmt, isPresenter, lineWidth, panelGrid, textSize } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 import { narrowSpread, spreadPercent } from "./parts/colour-range.js";
 import { offAxis } from "./parts/axes.js";
@@ -63,6 +63,14 @@ function drawSequence(data) {
   });
 }
 
+let canvas = null;
+
+function textWidth(text, size, family) {
+  const context = (canvas ||= document.createElement("canvas")).getContext("2d");
+  context.font = `${size}px ${family}`;
+  return context.measureText(text).width;
+}
+
 function drawPatches(data) {
   const seq = data.sequence;
   const rows = Array.from({ length: data.grid_h }, (_, r) => r);
@@ -71,7 +79,14 @@ function drawPatches(data) {
   const at = (r, c) => first + r * data.grid_w + c;
   const text = rows.map((r) => cols.map((c) => `(${seq.t[at(r, c)]}, ${seq.h[at(r, c)]}, ${seq.w[at(r, c)]})`));
   const z = rows.map((r) => cols.map((c) => (r === data.query_row && c === data.query_col ? 2 : r === data.key_row && c === data.key_col && data.key_frame === data.query_frame ? 1 : 0)));
-  const small = data.grid_h * data.grid_w <= 144;
+  // A triple is written in its cell only where it fits at the figures' text size (Plotly would shrink it
+  // to fit, to 5 px on a phone); otherwise the cells stay plain and the title says where the triples are.
+  const size = isPresenter() ? 18 : textSize();
+  const base = baseLayout();
+  const width = document.getElementById("plot-patches")?.clientWidth || 600;
+  const cell = (width - base.margin.l - (size * 6 + 40)) / data.grid_w; // the colour bar and its names on the right
+  const widest = Math.max(...text.flat().map((triple) => textWidth(triple, size, base.font.family)));
+  const written = data.grid_h * data.grid_w <= 144 && widest + 8 <= cell;
   draw(
     "plot-patches",
     [
@@ -81,9 +96,8 @@ function drawPatches(data) {
         x: cols,
         y: rows,
         text,
-        texttemplate: small ? "%{text}" : "",
-        // Plotly fits the triples to the cells; from the back of a room they must stay large.
-        ...(isPresenter() ? { textfont: { size: 18 } } : {}),
+        texttemplate: written ? "%{text}" : "",
+        textfont: { size },
         // Three kinds of patch, not a quantity: a stepped scale whose bar names them.
         zmin: -0.5,
         zmax: 2.5,
@@ -100,7 +114,10 @@ function drawPatches(data) {
       },
     ],
     {
-      title: { text: `Frame ${data.query_frame} of the image, ${data.grid_h} × ${data.grid_w} patches: (t, h, w) of each` },
+      title: {
+        text: `Frame ${data.query_frame} of the image, ${data.grid_h} × ${data.grid_w} patches: (t, h, w) of each` +
+          (written ? "" : " (touch or point at a patch; the table lists the tokens)"),
+      },
       xaxis: axis("column", { dtick: 1 }),
       yaxis: axis("row", { autorange: "reversed", dtick: 1 }),
     },
