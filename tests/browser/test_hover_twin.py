@@ -68,7 +68,9 @@ PLOTS_JS = """async () => {
     const notPlotlys = given.flatMap((t, i) => {
       if (t.type === 'heatmap' || t.mode === 'text' || t.hoverinfo === 'skip') return [];
       const held = gd.data[i] || {};
-      const differ = ['name', 'hovertemplate', 'hoverinfo', 'hovertext'].filter((key) => JSON.stringify(held[key]) !== JSON.stringify(t[key]));
+      // (a long name may reach Plotly broken into lines, so that its label fits a phone)
+      const lines = (value) => (typeof value === 'string' ? value.replace(/<br\\s*\\/?>/gi, ' ') : value);
+      const differ = ['name', 'hovertemplate', 'hoverinfo', 'hovertext'].filter((key) => JSON.stringify(lines(held[key])) !== JSON.stringify(lines(t[key])));
       return differ.length ? [`trace ${i} (${t.name || t.type || 'scatter'}): Plotly holds another ${differ.join(', ')}`] : [];
     });
     const images = [];
@@ -433,3 +435,33 @@ def test_the_legend_under_a_plot_hides_and_shows_its_curve_in_plotly(tab, base_u
     entry.click()
     tab.wait_for_function("() => document.getElementById('plot-cliff')._fullData[0].visible === true")
     assert tab.evaluate(state_js)["curves"] == before["curves"]
+
+
+def test_a_long_trace_name_keeps_its_hover_label_inside_a_phones_plot(browser, base_url):
+    """/spectrum's temperature curves carry names of ~60 characters, which Plotly writes beside
+    the hover text: at 390 px wide the label over the longest-named curve stays inside the plot."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.watch = ConsoleWatch(page, base_url)
+    page.goto(f"{base_url}/spectrum")
+    settle(page)
+    page.locator("#plot-temperature").scroll_into_view_if_needed()
+    page.wait_for_function(SETTLED_JS)
+    points = page.evaluate("""() => {
+      const gd = document.getElementById('plot-temperature'), full = gd._fullLayout;
+      const traces = gd._fullData.filter((t) => t.visible === true && t.hoverinfo !== 'skip' && t.y && t.y.length > 2);
+      const t = traces.sort((a, b) => b.name.length - a.name.length)[0];
+      const xa = full.xaxis, ya = full.yaxis, box = gd.getBoundingClientRect();
+      return {name: t.name, at: [Math.floor(t.y.length / 2), t.y.length - 1].map((k) =>
+        [box.left + xa._offset + xa.d2p(t.x[k]), box.top + ya._offset + ya.d2p(t.y[k])])};
+    }""")
+    assert len(points["name"].replace("<br>", " ")) > 50, points["name"]  # the case this test is about
+    for px, py in points["at"]:
+        page.mouse.move(1, 1)
+        page.mouse.move(px, py)
+        page.wait_for_function("() => document.querySelector('#plot-temperature .hoverlayer .hovertext')")
+        label, plot = page.evaluate("""() => [document.querySelector('#plot-temperature .hoverlayer .hovertext'), document.getElementById('plot-temperature')]
+          .map((el) => { const r = el.getBoundingClientRect(); return [r.left, r.right]; })""")
+        assert plot[0] - 2 <= label[0] and label[1] <= plot[1] + 2, (points["name"], label, plot)
+    assert page.watch.problems == [], page.watch.problems
+    context.close()

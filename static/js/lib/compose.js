@@ -6,11 +6,35 @@ import { baseLayout, merge, textSize, titleText } from "./layout.js";
 
 // A line, marker or bar trace reaches Plotly as the page wrote it (name, hover template and
 // texts included): Plotly draws its hover label.  Bar text the page did not place is for the
-// hover only, not written on the bars (Plotly's default would write it inside them).  A copy:
-// Plotly keeps what it is given, and the page's trace stays as the page wrote it.
-function plotlyTrace(trace) {
-  const bareText = trace.type === "bar" && trace.text !== undefined && !trace.textposition && !trace.texttemplate;
-  return bareText ? { ...trace, textposition: "none" } : { ...trace };
+// hover only, not written on the bars (Plotly's default would write it inside them).  A name
+// longer than `nameLimit` characters is broken into lines (below).  A copy: Plotly keeps what it
+// is given, and the page's trace stays as the page wrote it.
+function plotlyTrace(trace, nameLimit) {
+  const out = { ...trace };
+  if (trace.type === "bar" && trace.text !== undefined && !trace.textposition && !trace.texttemplate) out.textposition = "none";
+  if (typeof trace.name === "string" && visibleLength(trace.name) > nameLimit) out.name = wrapped(trace.name, nameLimit);
+  return out;
+}
+
+// Plotly writes a trace's name beside the hover text, on one line: on a phone a long name would
+// push the label out of the plot.  Broken at spaces into lines of at most `limit` characters
+// (the legend under the plot is the page's own and keeps the name whole).
+const visibleLength = (text) => text.replace(/<[^>]*>/g, "").length;
+
+function wrapped(name, limit) {
+  const lines = [];
+  for (const part of name.split(/<br\s*\/?>/i)) {
+    let line = "";
+    for (const word of part.split(" ")) {
+      const longer = line ? `${line} ${word}` : word;
+      if (line && visibleLength(longer) > limit) {
+        lines.push(line);
+        line = word;
+      } else line = longer;
+    }
+    lines.push(line);
+  }
+  return lines.join("<br>");
 }
 
 export function compose(el, traces, pageLayout, forExport = false) {
@@ -26,6 +50,8 @@ export function compose(el, traces, pageLayout, forExport = false) {
   layout.width = Math.max(200, Math.round(el.clientWidth || 600));
   layout.height = Math.max(160, Math.round(el.clientHeight || 420));
   const hidden = el._hiddenTraces || new Set();
+  // (an exported picture has Plotly's legend, which shows the names whole)
+  const nameLimit = forExport ? Infinity : Math.max(16, Math.floor(layout.width / textSize()));
   const drawn = [];
   const images = [];
   const heatmaps = [];
@@ -52,7 +78,7 @@ export function compose(el, traces, pageLayout, forExport = false) {
       drawn.push(placeholder(trace));
       return;
     }
-    drawn.push(plotlyTrace(shown));
+    drawn.push(plotlyTrace(shown, nameLimit));
   });
   if (!forExport && Array.isArray(layout.annotations)) {
     const kept = [];
