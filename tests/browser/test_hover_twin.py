@@ -8,6 +8,10 @@ integer as an integer (21, never 21.0000) and any other unformatted number equal
 the digits it shows.  Which point Plotly hovered is read from its ``plotly_hover`` event; which
 twin array a trace draws is found by value (helpers.twin_path).
 
+A line, marker or bar hovers with Plotly's own label: Plotly holds the trace's name, hover
+template and hover info as the page gave them, the text is read from Plotly's hover layer only,
+and no tooltip of the page's own is on show beside it.
+
 A heatmap drawn as a layout image has no Plotly hover: the mouse goes over the centre of one of
 its cells and the tooltip the page shows there must hold that cell of a twin array of the image's
 size, and the cell's coordinates.
@@ -38,17 +42,14 @@ pytestmark = pytest.mark.browser
 
 NAMES = [view.name for view in discover()]
 
-# Hovers that read unlike Plotly's on today's main, all in static/js/lib/plot.js (strict: a fix
-# shows as XPASS, and the mark goes):
-# - a trace without a hovertemplate gets "(x, y)" written with ".6g": "(3.00000, 0.481650)" where
-#   Plotly writes "(3, 0.48165)" (/why's bars, /rotation's norm and shift curves, /absolute's norms);
-# - on a plot holding an image heatmap and a line, the image's mousemove hides the tooltip the
-#   line's hover has just shown (/compare's NoPE out_m line has no hover at all).
+# Pages whose hover is known to read wrong, with the reason (strict: a fix shows as XPASS, and the
+# mark goes).
 KNOWN: dict[str, str] = {}  # pages whose hover is known to be wrong (strict expected failures)
 PAGES = [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN[name])) if name in KNOWN else name for name in NAMES]
 
-# Per plot: its traces as Plotly holds them, with their hovertemplate (Plotly's own, else the one
-# the page gave the drawing library, which writes the tooltip itself), and its layout images.
+# Per plot: its traces as Plotly holds them (hover info and template as Plotly was given them), the
+# page's line and bar traces whose hover Plotly was not given as the page wrote it, and its layout
+# images.
 PLOTS_JS = """async () => {
   const plain = (v) => (v && typeof v === 'object' && 'length' in v && typeof v !== 'string' ? Array.from(v, plain) : (v === undefined ? null : v));
   const out = [];
@@ -57,20 +58,30 @@ PLOTS_JS = """async () => {
     const full = gd._fullLayout;
     const traces = (gd._fullData || []).map((t, i) => ({
       i, type: t.type, mode: t.mode || '', visible: t.visible,
-      // what the page asked for (the library hands Plotly 'none' when it writes the tooltip itself)
-      hoverinfo: t.hoverinfo === 'skip' ? 'skip' : given.length ? ((given[t.index] || {}).hoverinfo || 'all') : ((gd.data[t.index] || {}).hoverinfo || t.hoverinfo),
-      template: (gd.data[t.index] || {}).hovertemplate || (given[t.index] || {}).hovertemplate || null,
+      hoverinfo: t.hoverinfo === 'skip' ? 'skip' : ((gd.data[t.index] || {}).hoverinfo || t.hoverinfo),
+      template: (gd.data[t.index] || {}).hovertemplate || null,
       xaxis: t.xaxis || 'x', yaxis: t.yaxis || 'y', x: plain(t.x), y: plain(t.y), z: plain(t.z),
       orientation: t.orientation || 'v',
     }));
     const heatmapTemplates = given.filter((t) => t.type === 'heatmap').map((t) => t.hovertemplate || null);
+    // (words written in the plot, mode "text", are HTML labels over it: Plotly gets a placeholder)
+    const notPlotlys = given.flatMap((t, i) => {
+      if (t.type === 'heatmap' || t.mode === 'text' || t.hoverinfo === 'skip') return [];
+      const held = gd.data[i] || {};
+      // (a long name may reach Plotly broken into lines, so that its label fits a phone)
+      const lines = (value) => (typeof value === 'string' ? value.replace(/<br\\s*\\/?>/gi, ' ') : value);
+      const differ = ['name', 'hovertemplate', 'hoverinfo', 'hovertext'].filter((key) => JSON.stringify(lines(held[key])) !== JSON.stringify(lines(t[key])));
+      return differ.length ? [`trace ${i} (${t.name || t.type || 'scatter'}): Plotly holds another ${differ.join(', ')}`] : [];
+    });
     const images = [];
     for (const [index, im] of (full.images || []).entries()) {
       if (im.visible === false || !im.source) continue;
       const img = new Image(); img.src = im.source; try { await img.decode(); } catch { continue; }
       images.push({index, x: im.x, y: im.y, sizex: im.sizex, sizey: im.sizey, xref: im.xref, yref: im.yref, width: img.naturalWidth, height: img.naturalHeight});
     }
-    out.push({id: gd.id, traces, images, heatmapTemplates});
+    // the legend is the page's own, under the plot: named traces must not bring Plotly's back
+    if (gd.querySelector('.infolayer .legend')) notPlotlys.push("Plotly draws a legend of its own");
+    out.push({id: gd.id, traces, images, heatmapTemplates, notPlotlys});
   }
   return out;
 }"""
@@ -118,15 +129,11 @@ LISTEN_JS = """() => {
   }
 }"""
 
-# The hover text on show in a plot: Plotly's hover label, or a tooltip of the page's own.
-HOVER_TEXT_JS = """(id) => {
-  const gd = document.getElementById(id);
-  const parts = [...gd.querySelectorAll('.hoverlayer .hovertext')].map((node) => node.textContent);
-  for (const node of gd.querySelectorAll('[role="tooltip"], [role="status"], .plot-tip')) {
-    if (!node.hidden && node.offsetParent && node.textContent.trim()) parts.push(node.textContent);
-  }
-  return parts.join('\\n');
-}"""
+# The hover text on show in a plot: Plotly's hover label (lines, markers, bars), or the tooltip of
+# the page's own (an image heatmap, which Plotly cannot hover).
+PLOTLY_TEXT_JS = """(id) => [...document.getElementById(id).querySelectorAll('.hoverlayer .hovertext')].map((node) => node.textContent).join('\\n')"""
+TOOLTIP_TEXT_JS = """(id) => [...document.getElementById(id).querySelectorAll('[role="tooltip"], [role="status"], .plot-tip')]
+  .filter((node) => !node.hidden && node.offsetParent && node.textContent.trim()).map((node) => node.textContent).join('\\n')"""
 
 MINUS = "\u2212"
 
@@ -206,8 +213,9 @@ def matches(hover: str, template: str | None, values: dict, loose: set) -> bool:
         numbers = re.findall(NUMBER, hover)
         return all(any(_shows(n, v) for n in numbers) for k, v in values.items() if k not in loose and isinstance(v, (int, float)) and math.isfinite(v))
     template = re.sub(r"<extra>.*?</extra>", "", template)
-    template = re.sub(r"<[^>]+>", "", template)
-    text = re.sub(r"\s+", "", hover)
+    template = re.sub(r"<[^>]+>", "", template).replace(MINUS, "-")
+    # (Plotly writes a minus as "-" and sets <sub>/<sup> off with zero-width spaces)
+    text = re.sub(r"\s+", "", hover.replace("\u200b", "").replace(MINUS, "-"))
     pieces = re.split(r"(%\{[^}]*\})", re.sub(r"\s+", "", template))
     pattern, checks = "", []
     for piece in pieces:
@@ -220,7 +228,7 @@ def matches(hover: str, template: str | None, values: dict, loose: set) -> bool:
         if name in loose or value is None or (isinstance(value, float) and math.isnan(value)):
             pattern += ".*?"
         elif spec:
-            pattern += re.escape(d3_format(value, spec))
+            pattern += re.escape(d3_format(value, spec).replace(MINUS, "-"))
         else:
             pattern += NUMBER
             checks.append(value)
@@ -256,17 +264,21 @@ def middle_point(values):
     return (fractional or nonzero or finite or [None])[0]
 
 
-def hover_at(page, plot_id, px, py, wait_event):
+def hover_at(page, plot_id, px, py, plotly):
+    """Move the mouse to (px, py); the text of Plotly's hover label there (``plotly``: after its
+    hover event) or of the page's own tooltip, the point Plotly hovered, and the other text."""
     page.mouse.move(2, 2)
     page.evaluate("(id) => { delete window.__hovered[id]; }", plot_id)
     page.mouse.move(px, py)
-    condition = "(id) => Boolean(window.__hovered[id])" if wait_event else f"(id) => ({HOVER_TEXT_JS})(id).trim() !== ''"
+    text_js = PLOTLY_TEXT_JS if plotly else TOOLTIP_TEXT_JS
+    condition = "(id) => Boolean(window.__hovered[id])" if plotly else f"(id) => ({text_js})(id).trim() !== ''"
     try:
         page.wait_for_function(condition, arg=plot_id, timeout=3000)
-        page.wait_for_function(f"(id) => ({HOVER_TEXT_JS})(id).trim() !== ''", arg=plot_id, timeout=3000)
+        page.wait_for_function(f"(id) => ({text_js})(id).trim() !== ''", arg=plot_id, timeout=3000)
     except PlaywrightTimeout:
         pass  # nothing on show: the caller says so, with what there was
-    return page.evaluate(HOVER_TEXT_JS, plot_id), page.evaluate("(id) => window.__hovered[id] || null", plot_id)
+    other = page.evaluate(TOOLTIP_TEXT_JS if plotly else PLOTLY_TEXT_JS, plot_id)
+    return page.evaluate(text_js, plot_id), page.evaluate("(id) => window.__hovered[id] || null", plot_id), other
 
 
 def trace_problem(page, plot, arrays, paths):
@@ -300,13 +312,17 @@ def trace_problem(page, plot, arrays, paths):
         where = page.evaluate(PIXEL_JS, [plot["id"], trace["xaxis"], trace["yaxis"], x, y])
         if not where["inside"]:
             continue
-        hover, hovered = hover_at(page, plot["id"], where["px"], where["py"], wait_event=True)
+        hover, hovered, tooltip = hover_at(page, plot["id"], where["px"], where["py"], plotly=True)
         if hovered is None:
             return f"{plot['id']}: no hover at trace {trace['i']} ({x}, {y})"
+        if tooltip and plot["traces"][hovered["curve"]]["type"] != "heatmap":
+            return f"{plot['id']}: a tooltip of the page's own {tooltip!r} over trace {hovered['curve']} (Plotly's label: {hover!r})"
         shown = plot["traces"][hovered["curve"]]
         point = hovered["point"]
         if not shown["template"] and shown["hoverinfo"] in ("text", "name"):
-            return None  # a hover of words only: no number to check
+            return None  # a hover of words only (or none at this point): no number to check
+        if not hover.strip():
+            return f"{plot['id']}: Plotly shows no hover label at trace {hovered['curve']} point {point}"
         values = {}
         for axis in "xyz":
             data = shown[axis]
@@ -338,7 +354,7 @@ def image_problem(page, plot, twin_by_shape):
         r, c = rows // 3, cols // 2
         where = page.evaluate(IMAGE_CELL_JS, [plot["id"], image["index"], r, c, rows, cols])
         xd, yd = where["x"], where["y"]
-        hover, _ = hover_at(page, plot["id"], where["px"], where["py"], wait_event=False)
+        hover, _, _ = hover_at(page, plot["id"], where["px"], where["py"], plotly=False)
         if not hover.strip():
             return f"{plot['id']}: no tooltip over the image's cell ({r}, {c})"
         # (a pixel centre is the cell centre to a few hundredths of a cell: whole coordinates are whole)
@@ -366,6 +382,7 @@ def test_every_plot_hovers_the_twins_number_as_its_template_writes_it(tab, base_
     tab.evaluate(LISTEN_JS)
     problems, hovered = [], 0
     for plot in plots:
+        problems += [f"{plot['id']}: {problem}" for problem in plot["notPlotlys"]]
         tab.locator(f"#{plot['id']}").scroll_into_view_if_needed()
         tab.wait_for_function(SETTLED_JS)  # a plot that waited to come into view is drawn
         paths = {}
@@ -395,3 +412,56 @@ def test_every_plot_hovers_the_twins_number_as_its_template_writes_it(tab, base_
 def test_the_formats_are_d3s(value, spec, text):
     """The expected texts above are d3-format's own (as plotly.js writes them)."""
     assert d3_format(value, spec) == text
+
+
+def test_the_legend_under_a_plot_hides_and_shows_its_curve_in_plotly(tab, base_url):
+    """Pressing an entry of the page's legend hides the curve Plotly draws (legendonly), and
+    pressing it again brings it back; Plotly draws no legend of its own meanwhile."""
+    tab.goto(f"{base_url}/learned")
+    settle(tab)
+    tab.locator("#plot-cliff").scroll_into_view_if_needed()
+    tab.wait_for_function(SETTLED_JS)
+    state_js = """() => { const gd = document.getElementById('plot-cliff');
+      return {visible: gd._fullData.map((t) => t.visible), names: gd.data.map((t) => t.name),
+              curves: gd.querySelectorAll('.scatterlayer .trace').length, legend: Boolean(gd.querySelector('.infolayer .legend'))}; }"""
+    before = tab.evaluate(state_js)
+    assert before["visible"][0] is True and before["names"][0].startswith("learned") and not before["legend"], before
+    entry = tab.locator("#plot-cliff + .plot-legend button").first
+    entry.click()
+    tab.wait_for_function("() => document.getElementById('plot-cliff')._fullData[0].visible === 'legendonly'")
+    hidden = tab.evaluate(state_js)
+    assert hidden["curves"] == before["curves"] - 1 and not hidden["legend"], hidden
+    assert entry.get_attribute("aria-pressed") == "false"
+    entry.click()
+    tab.wait_for_function("() => document.getElementById('plot-cliff')._fullData[0].visible === true")
+    assert tab.evaluate(state_js)["curves"] == before["curves"]
+
+
+def test_a_long_trace_name_keeps_its_hover_label_inside_a_phones_plot(browser, base_url):
+    """/spectrum's temperature curves carry names of ~60 characters, which Plotly writes beside
+    the hover text: at 390 px wide the label over the longest-named curve stays inside the plot."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.watch = ConsoleWatch(page, base_url)
+    page.goto(f"{base_url}/spectrum")
+    settle(page)
+    page.locator("#plot-temperature").scroll_into_view_if_needed()
+    page.wait_for_function(SETTLED_JS)
+    points = page.evaluate("""() => {
+      const gd = document.getElementById('plot-temperature'), full = gd._fullLayout;
+      const traces = gd._fullData.filter((t) => t.visible === true && t.hoverinfo !== 'skip' && t.y && t.y.length > 2);
+      const t = traces.sort((a, b) => b.name.length - a.name.length)[0];
+      const xa = full.xaxis, ya = full.yaxis, box = gd.getBoundingClientRect();
+      return {name: t.name, at: [Math.floor(t.y.length / 2), t.y.length - 1].map((k) =>
+        [box.left + xa._offset + xa.d2p(t.x[k]), box.top + ya._offset + ya.d2p(t.y[k])])};
+    }""")
+    assert len(points["name"].replace("<br>", " ")) > 50, points["name"]  # the case this test is about
+    for px, py in points["at"]:
+        page.mouse.move(1, 1)
+        page.mouse.move(px, py)
+        page.wait_for_function("() => document.querySelector('#plot-temperature .hoverlayer .hovertext')")
+        label, plot = page.evaluate("""() => [document.querySelector('#plot-temperature .hoverlayer .hovertext'), document.getElementById('plot-temperature')]
+          .map((el) => { const r = el.getBoundingClientRect(); return [r.left, r.right]; })""")
+        assert plot[0] - 2 <= label[0] and label[1] <= plot[1] + 2, (points["name"], label, plot)
+    assert page.watch.problems == [], page.watch.problems
+    context.close()

@@ -72,12 +72,16 @@ def test_variance_hover_prints_a_percentage(page, base_url):
     bars = plot_data(page, "plot-variance")
     page.locator("#plot-variance").scroll_into_view_if_needed()
     box = page.locator("#plot-variance").bounding_box()
-    tip = page.locator("#plot-variance .plot-tip")
-    for step in range(40):  # along the plot's lower part until the pointer is over a bar
-        page.mouse.move(box["x"] + box["width"] * step / 40, box["y"] + box["height"] * 0.75)
-        if tip.count() and tip.is_visible() and tip.inner_text().startswith("PC"):
-            break
-    found = re.match(r"PC(\d+): (\d+\.\d\d)%", tip.inner_text())
-    assert found, tip.inner_text()  # %{y:.2%}: the share times 100, two decimals, a per cent sign
+    label = page.locator("#plot-variance .hoverlayer .hovertext .nums")  # Plotly's own hover label (its text, not the name beside it)
+    # the pointer low over the third pair of bars, where Plotly's axes put it
+    where = page.evaluate("""() => { const gd = document.getElementById('plot-variance'), full = gd._fullLayout;
+      const b = gd.getBoundingClientRect(), k = gd._fullData[0].x[2], low = Math.min(gd._fullData[0].y[2], gd._fullData[1].y[2]) / 3;
+      return [b.left + full.xaxis._offset + full.xaxis.d2p(k), b.top + full.yaxis._offset + full.yaxis.d2p(low)]; }""")
+    page.mouse.move(box["x"] + 2, box["y"] + 2)
+    page.mouse.move(*where)
+    page.wait_for_function("() => document.querySelector('#plot-variance .hoverlayer .hovertext .nums')?.textContent.startsWith('PC')")
+    text = label.first.text_content() if label.count() else ""
+    found = re.match(r"PC(\d+): (\d+\.\d\d)%", text)
+    assert found, text  # %{y:.2%}: the share times 100, two decimals, a per cent sign
     k, shown = int(found.group(1)), found.group(2)
     assert any(f"{trace['y'][trace['x'].index(k)] * 100:.2f}" == shown for trace in bars)

@@ -1,20 +1,40 @@
-import { fixRanges, tidyLogAxes } from "./axes.js";
+import { axisName, fixRanges, tidyLogAxes } from "./axes.js";
 import { legendItems } from "./chrome.js";
 import { imageHeatmap, nativeHeatmap } from "./heatmap.js";
 import { annotationLabel, placeholder, traceLabels } from "./labels.js";
 import { baseLayout, merge, textSize, titleText } from "./layout.js";
 
-// What Plotly gets of a line or bar trace on screen: everything but its name and hover texts,
-// which the page's own legend and tooltip show (legendItems, attachTooltip), so that a new hover
-// text or name is no change Plotly has to redraw for.
-function screenTrace(trace, index) {
-  const out = { ...trace, name: `trace ${index}`, hoverinfo: trace.hoverinfo === "skip" ? "skip" : "none" };
-  delete out.hovertemplate;
-  delete out.hovertext;
-  delete out.customdata;
-  if (!String(trace.mode || "").includes("text") && trace.type !== "bar") delete out.text;
-  if (trace.type === "bar" && !trace.textposition) delete out.text;
+// A line, marker or bar trace reaches Plotly as the page wrote it (name, hover template and
+// texts included): Plotly draws its hover label.  Bar text the page did not place is for the
+// hover only, not written on the bars (Plotly's default would write it inside them).  A name
+// longer than `nameLimit` characters is broken into lines (below).  A copy: Plotly keeps what it
+// is given, and the page's trace stays as the page wrote it.
+function plotlyTrace(trace, nameLimit) {
+  const out = { ...trace };
+  if (trace.type === "bar" && trace.text !== undefined && !trace.textposition && !trace.texttemplate) out.textposition = "none";
+  if (typeof trace.name === "string" && visibleLength(trace.name) > nameLimit) out.name = wrapped(trace.name, nameLimit);
   return out;
+}
+
+// Plotly writes a trace's name beside the hover text, on one line: on a phone a long name would
+// push the label out of the plot.  Broken at spaces into lines of at most `limit` characters
+// (the legend under the plot is the page's own and keeps the name whole).
+const visibleLength = (text) => text.replace(/<[^>]*>/g, "").length;
+
+function wrapped(name, limit) {
+  const lines = [];
+  for (const part of name.split(/<br\s*\/?>/i)) {
+    let line = "";
+    for (const word of part.split(" ")) {
+      const longer = line ? `${line} ${word}` : word;
+      if (line && visibleLength(longer) > limit) {
+        lines.push(line);
+        line = word;
+      } else line = longer;
+    }
+    lines.push(line);
+  }
+  return lines.join("<br>");
 }
 
 export function compose(el, traces, pageLayout, forExport = false) {
@@ -30,11 +50,13 @@ export function compose(el, traces, pageLayout, forExport = false) {
   layout.width = Math.max(200, Math.round(el.clientWidth || 600));
   layout.height = Math.max(160, Math.round(el.clientHeight || 420));
   const hidden = el._hiddenTraces || new Set();
+  // (an exported picture has Plotly's legend, which shows the names whole)
+  const nameLimit = forExport ? Infinity : Math.max(16, Math.floor(layout.width / textSize()));
   const drawn = [];
   const images = [];
   const heatmaps = [];
   const labels = [];
-  traces.forEach((trace, index) => {
+  traces.forEach((trace) => {
     // A heatmap that writes text in its cells or leaves gaps between them (a handful of labelled
     // cells) stays a Plotly heatmap, with its colour scale resolved the same way.
     if (trace.type === "heatmap" && (trace.texttemplate || trace.xgap || trace.ygap)) {
@@ -56,7 +78,7 @@ export function compose(el, traces, pageLayout, forExport = false) {
       drawn.push(placeholder(trace));
       return;
     }
-    drawn.push(forExport ? shown : screenTrace(shown, index));
+    drawn.push(plotlyTrace(shown, nameLimit));
   });
   if (!forExport && Array.isArray(layout.annotations)) {
     const kept = [];
@@ -70,9 +92,40 @@ export function compose(el, traces, pageLayout, forExport = false) {
       layout[key] = merge({ automargin: false, title: { standoff: 6 } }, value);
     }
   }
+  wholeNumberHover(layout, drawn);
   tidyLogAxes(layout, drawn);
   fixRanges(el, layout, drawn);
   return { traces: drawn, layout, title, items, heatmaps, labels, pageTraces: traces, pageLayout };
+}
+
+function allWhole(values) {
+  if (!values || typeof values === "string" || typeof values.length !== "number") return undefined;
+  let seen = false;
+  for (const value of values) {
+    if (value === null || value === undefined || Number.isNaN(value)) continue;
+    if (!Number.isInteger(value)) return false;
+    seen = true;
+  }
+  return seen || undefined;
+}
+
+// Plotly writes a bare %{x} in a hover template (and its own "(x, y)") in the axis's format, so
+// 65262 beside ticks in thousands reads "65.262k".  An axis whose hovered values are all whole
+// numbers (positions, offsets, counts) writes them whole, with thousands separators, unless the
+// page gave the axis a hoverformat.
+function wholeNumberHover(layout, drawn) {
+  const whole = new Map();
+  for (const trace of drawn) {
+    if (trace.type === "heatmap" || trace.hoverinfo === "skip" || trace.hoverinfo === "none" || trace.visible === false) continue;
+    for (const letter of ["x", "y"]) {
+      const name = axisName(trace[`${letter}axis`], letter);
+      const verdict = allWhole(trace[letter]);
+      if (verdict !== undefined && whole.get(name) !== false) whole.set(name, verdict);
+    }
+  }
+  for (const [name, isWhole] of whole) {
+    if (isWhole && layout[name]?.hoverformat === undefined) layout[name] = { ...layout[name], hoverformat: ",d" };
+  }
 }
 
 // Room on the right for a colour bar at the plot's right edge, from the start: Plotly would push

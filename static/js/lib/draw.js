@@ -17,7 +17,6 @@ import { legendItems, showChrome } from "./chrome.js";
 import { compose } from "./compose.js";
 import { exportFigure } from "./exports.js";
 import { attachHover } from "./heatmap.js";
-import { attachTooltip } from "./hover.js";
 import { showLabels } from "./labels.js";
 import { isPresenter, titleText } from "./layout.js";
 import { keepUnchanged, same } from "./same.js";
@@ -86,7 +85,6 @@ function paint(el, traces, layout, force = false) {
     watch(el);
     followSize(el);
     quietModeBar(el);
-    attachTooltip(el);
     // An axis the reader zoomed or panned keeps that range through later redraws; a reset (double
     // click, the reset button) gives it back to the data.
     el.on?.("plotly_relayout", (change) => {

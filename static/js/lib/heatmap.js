@@ -300,13 +300,10 @@ export function attachHover(el) {
       const tip = tipOf(el);
       tip.innerHTML = richText(hoverText(entry, i, j));
       tip.hidden = false;
-      tip.dataset.from = "image";
       placeTip(el, tip, px, py);
       return;
     }
-    // Off every image: hide only the image's own text, not a line's tooltip in another panel.
-    const tip = tipOf(el);
-    if (tip.dataset.from === "image") tip.hidden = true;
+    tipOf(el).hidden = true; // off every image (a line in another panel has Plotly's own label)
   });
   el.addEventListener("mouseleave", () => {
     tipOf(el).hidden = true;

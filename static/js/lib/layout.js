@@ -84,7 +84,8 @@ export function baseLayout() {
     plot_bgcolor: "#fff",
     colorway: COLORS,
     hovermode: "closest",
-    hoverlabel: { font: { size } },
+    // Plotly's hover label at the figures' text size, trace names in full (not cut at 15 characters)
+    hoverlabel: { font: { size }, namelength: -1 },
     showlegend: false,
     // Keep the user's zoom across updates of the same view.
     uirevision: "keep",

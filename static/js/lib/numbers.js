@@ -1,7 +1,8 @@
 // Every number the pages print, in one place: readouts and sentences (fmt, approx, equals, count,
-// out), hover templates (formatNumber: the d3-format subset the pages use) and control bounds
-// (boundText).  A value shown with fewer digits than it has carries "≈", and a rounded value never
-// ends in zeros that read as exact digits (47,117.2 is "≈ 47,117", not "47,120").
+// out), the image heatmaps' hover templates (formatNumber: the d3-format subset the pages use;
+// lines and bars have Plotly's own hover) and control bounds (boundText).  A value shown with
+// fewer digits than it has carries "≈", and a rounded value never ends in zeros that read as exact
+// digits (47,117.2 is "≈ 47,117", not "47,120").
 
 /** A number as a hover template writes it: `spec` is the d3-format after the colon in %{z:.3f}. */
 export function formatNumber(value, spec) {
