@@ -1,3 +1,8 @@
+// Axes: names and category ticks, 1-2-5 log ticks with full values, the explicit ranges every
+// autoranged axis gets, and the axis settings pages share (axis, offAxis, belowCorner).
+
+import { sized } from "./layout.js";
+
 export function axisName(ref, letter) {
   if (!ref || ref === letter) return `${letter}axis`;
   return `${letter}axis${ref.slice(1)}`;
@@ -148,4 +153,18 @@ function rangeOf(e, axisLayout, along) {
  */
 export function axis(title, extra = {}) {
   return { title: { text: title }, zeroline: false, ...extra };
+}
+
+/**
+ * Tick labels a few pixels further from their axis than Plotly's default: a y tick at the bottom
+ * of the axis then never meets the x axis's first tick label in the corner (at presenter size the
+ * two labels overlapped by a few pixels).
+ */
+export function offAxis(extra = {}) {
+  return { ticklabelstandoff: sized(4, 8), ...extra };
+}
+
+/** For an x axis whose first tick label is wide (−150): its labels drop below a y tick at the corner. */
+export function belowCorner(extra = {}) {
+  return { ticklabelstandoff: sized(8, 14), ...extra };
 }
