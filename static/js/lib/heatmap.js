@@ -100,10 +100,13 @@ function colourRow(values, colour, lut, out) {
   const span = colour.zmax - colour.zmin || 1;
   for (let c = 0; c < values.length; c++) {
     const v = values[c];
-    const missing = v === null || !Number.isFinite(v);
-    const i = missing ? 0 : Math.round(((v - colour.zmin) / span) * (LUT_SIZE - 1));
-    const k = 3 * (i < 0 ? 0 : i >= LUT_SIZE ? LUT_SIZE - 1 : i);
-    const rgb = missing ? MISSING : lut;
+    let rgb = MISSING;
+    let k = 0;
+    if (v !== null && Number.isFinite(v)) {
+      const i = Math.round(((v - colour.zmin) / span) * (LUT_SIZE - 1));
+      k = 3 * (i < 0 ? 0 : i >= LUT_SIZE ? LUT_SIZE - 1 : i);
+      rgb = lut;
+    }
     out[4 * c] = rgb[k + 2]; // BMP stores blue, green, red
     out[4 * c + 1] = rgb[k + 1];
     out[4 * c + 2] = rgb[k];
