@@ -1,3 +1,8 @@
+// Axes: names and category ticks, 1-2-5 log ticks with full values, the explicit ranges every
+// autoranged axis gets, and the axis settings pages share (axis, offAxis, belowCorner).
+
+import { sized } from "./layout.js";
+
 export function axisName(ref, letter) {
   if (!ref || ref === letter) return `${letter}axis`;
   return `${letter}axis${ref.slice(1)}`;
@@ -9,7 +14,6 @@ export function categoryTicks(categories) {
 
 // ---- composing and drawing ------------------------------------------------------------------------
 
-/** Axes of the layout with type "log": one label per power of ten when they span several. */
 // Ticks at 1, 2 and 5 of each decade from lo to hi, labelled with their full values.
 function oneTwoFive(lo, hi) {
   const tickvals = [];
@@ -39,6 +43,7 @@ function decadeStep(key, axisLayout, layout, decades) {
   return step;
 }
 
+/** Axes of the layout with type "log": one label per power of ten (or per few) when they span several. */
 export function tidyLogAxes(layout, traces) {
   for (const [key, axisLayout] of Object.entries(layout)) {
     if (!/^[xy]axis\d*$/.test(key) || !axisLayout || axisLayout.type !== "log" || axisLayout.dtick !== undefined) continue;
@@ -80,76 +85,79 @@ export function tidyLogAxes(layout, traces) {
  * axes pad in decades.  An axis the reader zoomed keeps the reader's range.
  */
 export function fixRanges(el, layout, traces) {
+  const full = el._fullLayout;
+  for (const [name, e] of Object.entries(extentsOf(layout, traces))) {
+    const axisLayout = (layout[name] ||= {});
+    if (Array.isArray(axisLayout.range) || axisLayout.autorange === "reversed" || axisLayout.matches || axisLayout.type === "category") continue;
+    if (!e.numeric || !(e.lo <= e.hi)) continue;
+    const zoomed = el._userRanged?.has(name) && full?.[name]?.range;
+    axisLayout.range = zoomed ? [...full[name].range] : rangeOf(e, axisLayout, name.startsWith("x"));
+    axisLayout.autorange = false;
+  }
+}
+
+/** Per axis of the visible traces: the data's extent, its smallest step, and what kinds of trace use it. */
+function extentsOf(layout, traces) {
   const extents = {};
-  const touch = (name) => (extents[name] ||= { lo: Infinity, hi: -Infinity, markers: false, bars: false, numeric: true, spacing: Infinity });
   for (const trace of traces) {
     if (trace.visible === false) continue;
     for (const letter of ["x", "y"]) {
-      const ref = trace[`${letter}axis`] || letter;
-      const name = axisName(ref, letter);
+      const name = axisName(trace[`${letter}axis`] || letter, letter);
       const values = trace[letter];
       if (!values || typeof values.length !== "number") continue;
-      const e = touch(name);
-      const log = layout[name]?.type === "log";
-      let previous = null;
-      for (const v of values) {
-        if (v === null || v === undefined) continue;
-        if (typeof v !== "number") {
-          e.numeric = false;
-          break;
-        }
-        if (!Number.isFinite(v) || (log && v <= 0)) continue;
-        if (v < e.lo) e.lo = v;
-        if (v > e.hi) e.hi = v;
-        if (previous !== null && v !== previous) e.spacing = Math.min(e.spacing, Math.abs(v - previous));
-        previous = v;
-      }
+      const e = (extents[name] ||= { lo: Infinity, hi: -Infinity, markers: false, bars: false, numeric: true, spacing: Infinity });
+      measure(e, values, layout[name]?.type === "log");
       if (String(trace.mode || "").includes("markers") || (trace.type === "scatter" && !trace.mode)) e.markers = true;
       if (trace.type === "bar") e.bars = letter === "x" ? "position" : "value";
       // A heatmap drawn by Plotly (labelled cells) spans half a cell beyond its first and last centres.
       if (trace.type === "heatmap") e.cells = true;
     }
   }
-  const full = el._fullLayout;
-  for (const [name, e] of Object.entries(extents)) {
-    const axisLayout = (layout[name] ||= {});
-    if (Array.isArray(axisLayout.range) || axisLayout.autorange === "reversed" || axisLayout.matches || axisLayout.type === "category") continue;
-    if (!e.numeric || !(e.lo <= e.hi)) continue;
-    if (el._userRanged?.has(name) && full?.[name]?.range) {
-      axisLayout.range = [...full[name].range];
-      axisLayout.autorange = false;
-      continue;
+  return extents;
+}
+
+/** Widen extent `e` to `values` (finite numbers; positive ones on a log axis); a word makes it not numeric. */
+function measure(e, values, log) {
+  let previous = null;
+  for (const v of values) {
+    if (v === null || v === undefined) continue;
+    if (typeof v !== "number") {
+      e.numeric = false;
+      return;
     }
-    const log = axisLayout.type === "log";
-    let lo = log ? Math.log10(e.lo) : e.lo;
-    let hi = log ? Math.log10(e.hi) : e.hi;
-    if (!log && (axisLayout.rangemode === "tozero" || e.bars === "value")) {
-      lo = Math.min(lo, 0);
-      hi = Math.max(hi, 0);
-    }
-    const span = hi - lo || Math.abs(hi) || 1;
-    const along = name.startsWith("x");
-    let pad = along && !e.markers && !e.bars ? 0 : along ? 0.03 : 0.05;
-    if (e.bars === "position" || e.cells) {
-      const half = (Number.isFinite(e.spacing) ? e.spacing : 1) / 2;
-      lo -= half;
-      hi += half;
-      pad = 0;
-    }
-    lo -= span * pad;
-    hi += span * pad;
-    if (!log && (axisLayout.rangemode === "tozero" || e.bars === "value")) {
-      if (e.lo >= 0) lo = Math.max(lo, 0);
-      if (e.hi <= 0) hi = Math.min(hi, 0);
-    }
-    if (!log && axisLayout.rangemode === "nonnegative") lo = Math.max(lo, 0);
-    if (lo === hi) {
-      lo -= 0.5;
-      hi += 0.5;
-    }
-    axisLayout.range = [lo, hi];
-    axisLayout.autorange = false;
+    if (!Number.isFinite(v) || (log && v <= 0)) continue;
+    if (v < e.lo) e.lo = v;
+    if (v > e.hi) e.hi = v;
+    if (previous !== null && v !== previous) e.spacing = Math.min(e.spacing, Math.abs(v - previous));
+    previous = v;
   }
+}
+
+/** The range of an axis over extent `e` (`along`: an x axis), padded as fixRanges says. */
+function rangeOf(e, axisLayout, along) {
+  const log = axisLayout.type === "log";
+  const withZero = !log && (axisLayout.rangemode === "tozero" || e.bars === "value");
+  let lo = log ? Math.log10(e.lo) : e.lo;
+  let hi = log ? Math.log10(e.hi) : e.hi;
+  if (withZero) {
+    lo = Math.min(lo, 0);
+    hi = Math.max(hi, 0);
+  }
+  const span = hi - lo || Math.abs(hi) || 1;
+  let pad = along && !e.markers && !e.bars ? 0 : along ? 0.03 : 0.05;
+  if (e.bars === "position" || e.cells) {
+    const half = (Number.isFinite(e.spacing) ? e.spacing : 1) / 2;
+    lo -= half;
+    hi += half;
+    pad = 0;
+  }
+  lo -= span * pad;
+  hi += span * pad;
+  // Padding does not cross zero for data on one side of it.
+  if (withZero && e.lo >= 0) lo = Math.max(lo, 0);
+  if (withZero && e.hi <= 0) hi = Math.min(hi, 0);
+  if (!log && axisLayout.rangemode === "nonnegative") lo = Math.max(lo, 0);
+  return lo === hi ? [lo - 0.5, hi + 0.5] : [lo, hi];
 }
 
 /**
@@ -158,4 +166,18 @@ export function fixRanges(el, layout, traces) {
  */
 export function axis(title, extra = {}) {
   return { title: { text: title }, zeroline: false, ...extra };
+}
+
+/**
+ * Tick labels a few pixels further from their axis than Plotly's default: a y tick at the bottom
+ * of the axis then never meets the x axis's first tick label in the corner (at presenter size the
+ * two labels overlapped by a few pixels).
+ */
+export function offAxis(extra = {}) {
+  return { ticklabelstandoff: sized(4, 8), ...extra };
+}
+
+/** For an x axis whose first tick label is wide (−150): its labels drop below a y tick at the corner. */
+export function belowCorner(extra = {}) {
+  return { ticklabelstandoff: sized(8, 14), ...extra };
 }

@@ -1,5 +1,7 @@
 // Colours: the line colours, the two kinds of heatmap scale, the range a heatmap is coloured over,
-// and the lookup table that turns a number into a colour for the heatmap images (heatmap.js).
+// the lookup table that turns a number into a colour for the heatmap images (heatmap.js), and the
+// honest ranges: a matrix one cell dominates is clipped at a stated percentile, and a spread too
+// narrow to see is said in words.
 
 // Okabe–Ito: distinguishable for the common forms of colour blindness.
 export const COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"];
@@ -126,4 +128,36 @@ export function lookupTable(stops) {
   }
   lutCache.set(stops, lut);
   return lut;
+}
+
+// ---- honest colour ranges (the page states a clip or a narrow spread beside the plot) -------------
+
+/** The 99.5th percentile of |value| over the finite cells of `rows`, or 0 when there are none. */
+export function clipLimit(rows, fraction = 0.995) {
+  const values = [];
+  for (const row of rows) for (const v of row) if (v !== null && Number.isFinite(v)) values.push(Math.abs(v));
+  values.sort((a, b) => a - b);
+  return values.length ? values[Math.min(values.length - 1, Math.floor(fraction * values.length))] : 0;
+}
+
+/**
+ * The colour limit of a matrix that one cell (or a few) dominates: the 99.5th percentile of |value|
+ * when the largest |value| is more than twice it (the whole ramp would otherwise go to under half a
+ * percent of the cells); null when the full range serves.
+ */
+export function dominatedLimit(rows) {
+  const limit = clipLimit(rows);
+  const [lo, hi] = extent(rows);
+  const largest = lo <= hi ? Math.max(Math.abs(lo), Math.abs(hi)) : 0;
+  return limit > 0 && largest > 2 * limit ? { limit, largest } : null;
+}
+
+/** True when lo … hi spans under 1 % of the values' size (a full colour ramp would magnify it). */
+export function narrowSpread(lo, hi) {
+  return hi > lo && hi - lo < 0.01 * Math.max(Math.abs(lo), Math.abs(hi));
+}
+
+/** The spread of lo … hi as a percentage of the values' size. */
+export function spreadPercent(lo, hi) {
+  return (100 * (hi - lo)) / Math.max(Math.abs(lo), Math.abs(hi));
 }

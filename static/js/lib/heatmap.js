@@ -50,17 +50,39 @@ function pixelCells(edges) {
   return out;
 }
 
+const BMP_HEADER_BYTES = 54;
+
 /** An uncompressed 32-bit BMP of the colour-mapped cells (top row first), and its pixels. */
 export function heatmapBitmap(z, colour, cols, rows) {
   const width = cols.length;
-  const height = rows.length;
-  const header = 54;
-  const bytes = new Uint8Array(header + width * height * 4);
+  const bytes = bmpWithHeader(width, rows.length);
+  const lut = lookupTable(colour.scale);
+  const rowColours = new Uint8Array(z[0] ? z[0].length * 4 : 0);
+  let offset = BMP_HEADER_BYTES;
+  let lastRow = -1;
+  for (const cellRow of rows) {
+    // Consecutive pixel rows of one cell row (unequal cells) reuse its colours.
+    if (cellRow !== lastRow) colourRow(z[cellRow], colour, lut, rowColours);
+    lastRow = cellRow;
+    for (let p = 0; p < width; p++) {
+      const c = 4 * cols[p];
+      bytes[offset++] = rowColours[c];
+      bytes[offset++] = rowColours[c + 1];
+      bytes[offset++] = rowColours[c + 2];
+      bytes[offset++] = 255;
+    }
+  }
+  return bytes;
+}
+
+/** The bytes of a width × height 32-bit BMP, its header written, its pixels still zero. */
+function bmpWithHeader(width, height) {
+  const bytes = new Uint8Array(BMP_HEADER_BYTES + width * height * 4);
   const view = new DataView(bytes.buffer);
-  view.setUint8(0, 0x42);
+  view.setUint8(0, 0x42); // "BM"
   view.setUint8(1, 0x4d);
   view.setUint32(2, bytes.length, true);
-  view.setUint32(10, header, true);
+  view.setUint32(10, BMP_HEADER_BYTES, true);
   view.setUint32(14, 40, true); // BITMAPINFOHEADER
   view.setInt32(18, width, true);
   view.setInt32(22, -height, true); // negative: rows top-down
@@ -68,45 +90,28 @@ export function heatmapBitmap(z, colour, cols, rows) {
   view.setUint16(28, 32, true);
   view.setUint32(30, 0, true); // BI_RGB
   view.setUint32(34, width * height * 4, true);
-  const lut = lookupTable(colour.scale);
-  const span = colour.zmax - colour.zmin || 1;
-  const rowCache = new Uint8Array(z[0] ? z[0].length * 4 : 0);
-  let offset = header;
-  let lastRow = -1;
-  for (let r = 0; r < height; r++) {
-    const cellRow = rows[r];
-    if (cellRow !== lastRow) {
-      const values = z[cellRow];
-      for (let c = 0; c < values.length; c++) {
-        const v = values[c];
-        let rgb0;
-        let rgb1;
-        let rgb2;
-        if (v === null || !Number.isFinite(v)) {
-          [rgb0, rgb1, rgb2] = MISSING_RGB;
-        } else {
-          let i = Math.round(((v - colour.zmin) / span) * (LUT_SIZE - 1));
-          i = i < 0 ? 0 : i >= LUT_SIZE ? LUT_SIZE - 1 : i;
-          rgb0 = lut[3 * i];
-          rgb1 = lut[3 * i + 1];
-          rgb2 = lut[3 * i + 2];
-        }
-        rowCache[4 * c] = rgb2; // BMP stores blue, green, red
-        rowCache[4 * c + 1] = rgb1;
-        rowCache[4 * c + 2] = rgb0;
-        rowCache[4 * c + 3] = 255;
-      }
-      lastRow = cellRow;
-    }
-    for (let p = 0; p < width; p++) {
-      const c = 4 * cols[p];
-      bytes[offset++] = rowCache[c];
-      bytes[offset++] = rowCache[c + 1];
-      bytes[offset++] = rowCache[c + 2];
-      bytes[offset++] = 255;
-    }
-  }
   return bytes;
+}
+
+const MISSING = Uint8Array.from(MISSING_RGB);
+
+/** Each value of one cell row as a BMP pixel (blue, green, red, 255) into `out`; missing ones grey. */
+function colourRow(values, colour, lut, out) {
+  const span = colour.zmax - colour.zmin || 1;
+  for (let c = 0; c < values.length; c++) {
+    const v = values[c];
+    let rgb = MISSING;
+    let k = 0;
+    if (v !== null && Number.isFinite(v)) {
+      const i = Math.round(((v - colour.zmin) / span) * (LUT_SIZE - 1));
+      k = 3 * (i < 0 ? 0 : i >= LUT_SIZE ? LUT_SIZE - 1 : i);
+      rgb = lut;
+    }
+    out[4 * c] = rgb[k + 2]; // BMP stores blue, green, red
+    out[4 * c + 1] = rgb[k + 1];
+    out[4 * c + 2] = rgb[k];
+    out[4 * c + 3] = 255;
+  }
 }
 
 /** Where the image of a heatmap trace lies: its cells' edges and which way each axis runs. */

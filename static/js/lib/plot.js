@@ -2,14 +2,14 @@
 // in the module that does that job (CONTRIBUTING.md, "The drawing library"):
 //   draw.js     draw, flushAll, shownTraces: drawing and updating a plot
 //   layout.js   sizes, presenter type, panel grids, the shared layout
-//   axes.js     axis titles, log ticks, ranges
-//   colours.js  line colours, heatmap scales and ranges
+//   axes.js     axis titles, tick standoffs, log ticks, ranges
+//   colours.js  line colours, heatmap scales and ranges, honest ranges (clipped, narrow)
 //   numbers.js  every number format
 //   exports.js  a plot as PNG or SVG
 
 export { draw, flushAll, shownTraces } from "./draw.js";
 export { baseLayout, isNarrowPlot, isPresenter, lineWidth, panelGrid, richText, sized, squarePanels, textSize } from "./layout.js";
-export { axis } from "./axes.js";
-export { COLORS, DIVERGING, SEQUENTIAL, colourRange } from "./colours.js";
+export { axis, belowCorner, offAxis } from "./axes.js";
+export { COLORS, DIVERGING, SEQUENTIAL, clipLimit, colourRange, dominatedLimit, narrowSpread, spreadPercent } from "./colours.js";
 export { fmt } from "./numbers.js";
 export { exportFigure } from "./exports.js";

@@ -1,9 +1,8 @@
 // Absolute encodings: sinusoidal table, PE·PEᵀ, the shift matrix M_k, a learned table, and ‖x + p_m‖.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, draw, fmt, isNarrowPlot, lineWidth, panelGrid, sized } from "../lib/plot.js";
+import { COLORS, DIVERGING, axis, clipLimit, draw, fmt, isNarrowPlot, lineWidth, panelGrid, sized } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
-import { clipLimit } from "./parts/colour-range.js";
 
 function heat(z, extra = {}) {
   return { type: "heatmap", z: z.map((row) => [...row]), colorscale: DIVERGING, ...extra };

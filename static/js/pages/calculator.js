@@ -2,9 +2,8 @@
 // passing base, and Bₘ for both bases, all from the JSON twin.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth } from "../lib/plot.js";
+import { COLORS, axis, draw, lineWidth, offAxis } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
-import { offAxis } from "./parts/axes.js";
 
 const SOURCE = {
   table: "from the precomputed table",

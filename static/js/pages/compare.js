@@ -1,9 +1,8 @@
 // Every family on one offset axis, and their score / bias matrices side by side.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, fmt, isNarrowPlot, lineWidth, panelGrid, sized } from "../lib/plot.js";
+import { COLORS, DIVERGING, SEQUENTIAL, axis, dominatedLimit, draw, fmt, isNarrowPlot, lineWidth, narrowSpread, panelGrid, sized, spreadPercent } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
-import { dominatedLimit, narrowSpread, spreadPercent } from "./parts/colour-range.js";
 
 
 // Each panel's title sits above it; `short` is the title on a phone-wide plot (no sentence is cut).

@@ -2,9 +2,8 @@
 // similarity by distance, principal components, and the cliff at max_len.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, fmt, lineWidth, panelGrid, sized } from "../lib/plot.js";
+import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, fmt, lineWidth, offAxis, panelGrid, sized } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
-import { offAxis } from "./parts/axes.js";
 
 const maxAbs = (rows) => rows.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
 

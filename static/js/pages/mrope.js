@@ -2,10 +2,8 @@
 // score between two patches depends on.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, SEQUENTIAL, axis, baseLayout, draw, fmt, isPresenter, lineWidth, panelGrid, textSize } from "../lib/plot.js";
+import { COLORS, SEQUENTIAL, axis, baseLayout, draw, fmt, isPresenter, lineWidth, narrowSpread, offAxis, panelGrid, spreadPercent, textSize } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
-import { narrowSpread, spreadPercent } from "./parts/colour-range.js";
-import { offAxis } from "./parts/axes.js";
 
 const AXIS_COLOR = { t: COLORS[0], h: COLORS[1], w: COLORS[2] };
 const TABLE_ROWS = 64;

@@ -1,9 +1,8 @@
 // Score against offset: per-column min/max envelopes of s(Δ) for each base, marks where one hand returns.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth, sized } from "../lib/plot.js";
+import { COLORS, axis, draw, lineWidth, offAxis, sized } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
-import { offAxis } from "./parts/axes.js";
 
 
 /** Widest band (mean − std … mean + std, over a column's offsets) among columns within [from, to]. */

@@ -2,8 +2,7 @@
 // float16 against float64, and the first position where neighbours share an angle.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
-import { offAxis } from "./parts/axes.js";
+import { COLORS, axis, draw, fmt, lineWidth, offAxis } from "../lib/plot.js";
 
 const DASH = { float32: "solid", bfloat16: "dash", float16: "dot" };
 

@@ -1,9 +1,8 @@
 // Relative encodings: Shaw's clipped index, T5 buckets and bias, ALiBi slopes, penalties and bias.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, lineWidth } from "../lib/plot.js";
+import { COLORS, DIVERGING, SEQUENTIAL, axis, belowCorner, draw, lineWidth } from "../lib/plot.js";
 import { approx, equals, out } from "../lib/numbers.js";
-import { belowCorner } from "./parts/axes.js";
 
 function fillRows(name, rows) {
   const body = document.querySelector(`[data-table="${name}"]`);
