@@ -8,6 +8,7 @@ import gzip
 import pytest
 
 from app.web import caching, routing
+from app.web.views import REGISTRY
 from app.web.caching import JSON_GZIP_MAX_BYTES, RESPONSE_CACHE
 
 COMPACT = "application/vnd.pe-explorer.compact+json"
@@ -149,7 +150,7 @@ def test_pages_have_an_etag_and_revalidate(client):
 def test_page_render_does_not_gzip_the_embedded_body(client):
     assert client.get("/sinusoidal?seq_len=64&dim=64", headers=GZIP).status_code == 200
     keys = list(RESPONSE_CACHE.entries)
-    assert (routing.json_key("sinusoidal", routing.REGISTRY["sinusoidal"].params(seq_len=64, dim=64)), None) in keys
+    assert (routing.json_key("sinusoidal", REGISTRY["sinusoidal"].params(seq_len=64, dim=64)), None) in keys
     assert not any(key[0][0] == "json" and key[1] == "gzip" for key in keys)
 
 

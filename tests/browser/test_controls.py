@@ -177,7 +177,7 @@ def test_typing_sends_one_request_when_the_typing_pauses(page, base_url):
 
 def test_a_refused_typed_value_keeps_the_last_view_and_every_other_control_working(page, base_url):
     sent, refused = watch_api(page)
-    page.goto(f"{base_url}/offsets")
+    page.goto(f"{base_url}/offsets?head_dim=128")
     wait_for_plot(page, "plot-offsets")
     before = snapshot(page, "plot-offsets")
     wait_for_quiet_api(page)

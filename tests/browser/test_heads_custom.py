@@ -35,7 +35,11 @@ def test_a_text_of_your_own_shows_progress_then_its_pattern(page, base_url):
     page.goto(f"{base_url}/heads?text=custom&custom_text={quote(DIGITS)}&layer=3&head=0")
     wait_for_plot(page, "plot-pattern")
     seen = page.evaluate("window.__progress")
-    assert any("The model is reading your text: layer" in text and "of 30" in text for text in seen), seen
+    # The line says how far the model has read while the page waits; on a loaded machine the polls
+    # may all land after the pass (tests/core/test_heads_custom.py checks the layer during one), so the line
+    # may only ever have said the pass is done and the pattern is being drawn.
+    assert any(("The model is reading your text: layer" in text and "of 30" in text)
+               or text == "The model has read your text (30 layers): drawing." for text in seen), seen
     heat = plot_data(page, "plot-pattern")[0]
     assert len(heat["x"]) == 128
     ticks = page.evaluate("() => document.getElementById('plot-pattern')._fullLayout.yaxis.ticktext")

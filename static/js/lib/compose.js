@@ -80,22 +80,31 @@ export function compose(el, traces, pageLayout, forExport = false) {
     }
     drawn.push(plotlyTrace(shown, nameLimit));
   });
-  if (!forExport && Array.isArray(layout.annotations)) {
-    const kept = [];
-    for (const note of layout.annotations) (note.showarrow === false ? labels : kept).push(note.showarrow === false ? annotationLabel(note) : note);
-    layout.annotations = kept;
-  }
+  if (!forExport) labels.push(...annotationsAsLabels(layout));
   if (images.length) layout.images = [...(layout.images || []), ...images];
   roomForColourBars(layout, heatmaps, pageLayout);
+  fixedAxisMargins(layout);
+  wholeNumberHover(layout, drawn);
+  tidyLogAxes(layout, drawn);
+  fixRanges(el, layout, drawn);
+  return { traces: drawn, layout, title, items, heatmaps, labels, pageTraces: traces, pageLayout };
+}
+
+// Annotations without an arrow are words in the plot: the library writes them as HTML labels.
+function annotationsAsLabels(layout) {
+  if (!Array.isArray(layout.annotations)) return [];
+  const words = layout.annotations.filter((note) => note.showarrow === false);
+  layout.annotations = layout.annotations.filter((note) => note.showarrow !== false);
+  return words.map(annotationLabel);
+}
+
+// Margins are fixed (baseLayout): no axis pushes them out, and axis titles sit close to their ticks.
+function fixedAxisMargins(layout) {
   for (const [key, value] of Object.entries(layout)) {
     if (/^[xy]axis\d*$/.test(key) && value && typeof value === "object") {
       layout[key] = merge({ automargin: false, title: { standoff: 6 } }, value);
     }
   }
-  wholeNumberHover(layout, drawn);
-  tidyLogAxes(layout, drawn);
-  fixRanges(el, layout, drawn);
-  return { traces: drawn, layout, title, items, heatmaps, labels, pageTraces: traces, pageLayout };
 }
 
 function allWhole(values) {
