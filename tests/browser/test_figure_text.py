@@ -99,7 +99,8 @@ SCALES_JS = """() => {
         if (full.some((t) => t.type === 'heatmap' && t.showscale)) {
             const shown = [...gd.querySelectorAll('.colorbar .cbaxis text, .colorbar text')].map((e) => e.textContent.trim());
             // A bar of categories (ticktext) must name every one; a bar of values must show numbers.
-            const named = full.filter((t) => t.type === 'heatmap' && t.showscale && t.colorbar && t.colorbar.ticktext);
+            // a bar of categories names them; an image heatmap's carrier (transparent) labels its values the same way
+            const named = full.filter((t) => t.type === 'heatmap' && t.opacity !== 0 && t.showscale && t.colorbar && t.colorbar.ticktext);
             if (named.length)
                 named.forEach((t) => t.colorbar.ticktext.forEach((label) => {
                     if (!shown.includes(String(label))) out.push(gd.id + ': colour bar does not name "' + label + '"');
@@ -150,7 +151,7 @@ FIGURE_PROBLEMS_JS = r"""() => {
     for (const bar of svgBars) {
       const texts = [...bar.querySelectorAll('text')].filter((t) => t.textContent.trim());
       // A bar of categories names them (its trace's ticktext); a bar of values shows numbers.
-      const names = (gd._fullData || []).filter((t) => t.type === 'heatmap' && t.showscale && t.colorbar && t.colorbar.ticktext)
+      const names = (gd._fullData || []).filter((t) => t.type === 'heatmap' && t.opacity !== 0 && t.showscale && t.colorbar && t.colorbar.ticktext)
         .flatMap((t) => Array.from(t.colorbar.ticktext, String));
       if (names.length) {
         for (const name of names) if (!texts.some((t) => t.textContent.trim() === name)) bars.push(`${gd.id}: bar does not name "${name}"`);

@@ -74,7 +74,8 @@ def test_every_heatmap_states_a_clipped_or_narrow_range(wide_page, base_url):
 # else the image heatmap the drawing library made of it.
 DRAWN_RANGE_JS = """([id, k]) => {
     const gd = document.getElementById(id);
-    const native = (gd._fullData || []).filter((t) => t.type === 'heatmap');
+    // (an image heatmap's carrier, transparent, spans 0 … 1: its bar's ticks carry the values)
+    const native = (gd._fullData || []).filter((t) => t.type === 'heatmap' && t.opacity !== 0);
     const count = (gd._shown || []).filter((t) => t.type === 'heatmap').length;
     if (native.length === count) return [native[k].zmin, native[k].zmax];
     const entry = gd._heatmaps[k];

@@ -284,16 +284,21 @@ def test_heatmap_pixels_are_the_colours_of_the_twins_numbers(page, base_url):
           const bar = document.getElementById('plot-scores')._fullData[0];
           const ticks = [...document.querySelectorAll('#plot-scores .colorbar .cbaxis text')].map((t) => Number(t.textContent.replace('−', '-')));
           return { z: e.z, width, height, pixels, zmin: e.colour.zmin, zmax: e.colour.zmax,
-                   bar: { zmin: bar.zmin, zmax: bar.zmax, stops: bar.colorscale.map(([, c]) => c.replace(/ /g, '')) }, ticks };
+                   bar: { zmin: bar.zmin, zmax: bar.zmax, stops: bar.colorscale.map(([, c]) => c.replace(/ /g, '')),
+                          tickvals: Array.from(bar.colorbar.tickvals), ticktext: Array.from(bar.colorbar.ticktext) }, ticks };
         }"""
     )
     assert drawn["z"] == twin["scores"]  # the numbers behind the image are the twin's, exactly
     assert (drawn["width"], drawn["height"]) == (24, 24)
     # The colour bar beside the plot: the same stops, bottom to top, the same range, ticks inside it.
     assert drawn["bar"]["stops"] == [f"rgb({r},{g},{b})" for r, g, b in RDBU]
-    assert (drawn["bar"]["zmin"], drawn["bar"]["zmax"]) == (drawn["zmin"], drawn["zmax"])
-    assert drawn["ticks"] and all(drawn["zmin"] <= t <= drawn["zmax"] for t in drawn["ticks"])
+    # The bar spans 0 … 1 of the image's range; each tick sits where its value falls in that range.
     span = drawn["zmax"] - drawn["zmin"]
+    assert (drawn["bar"]["zmin"], drawn["bar"]["zmax"]) == (0, 1)
+    assert drawn["ticks"] and all(drawn["zmin"] <= t <= drawn["zmax"] for t in drawn["ticks"])
+    assert drawn["ticks"] == [float(text.replace("\u2212", "-")) for text in drawn["bar"]["ticktext"]]
+    for at, value in zip(drawn["bar"]["tickvals"], drawn["ticks"]):
+        assert at == pytest.approx((value - drawn["zmin"]) / span, abs=1e-12)
     for r in range(24):  # the y axis runs downwards from query 0, so image row r is query r
         for c in range(24):
             expected = _expected_rgb(RDBU, (twin["scores"][r][c] - drawn["zmin"]) / span)

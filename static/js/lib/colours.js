@@ -43,7 +43,7 @@ function niceCeil(value) {
   return 10 * power;
 }
 
-function niceStep(span) {
+export function niceStep(span) {
   if (!(span > 0)) return 1;
   const power = 10 ** Math.floor(Math.log10(span));
   for (const m of [1, 2, 2.5, 5, 10]) if (m * power >= span) return m * power;
