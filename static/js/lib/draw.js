@@ -43,11 +43,11 @@ function plotConfig() {
 const SHARP_BELOW = 400;
 
 /**
- * Compose and draw with Plotly.react, which works out itself what to redraw: a heatmap whose
- * numbers changed swaps its image (an image source is redrawn alone), a curve that moved is
- * recalculated, and a page that wants its curves to glide asks for it with Plotly's own
- * `transition` in its layout (the clock's hands).  A figure equal to the one drawn is skipped
- * (unless forced): a change then redraws only the plots it changes.
+ * Compose and draw: a heatmap whose numbers alone changed swaps its image (imageSwap); anything
+ * else goes to Plotly.react, which works out itself what to redraw (a curve that moved is
+ * recalculated; a page that wants its curves to glide asks for it with Plotly's own `transition`
+ * in its layout, the clock's hands).  A figure equal to the one drawn is skipped (unless forced):
+ * a change then redraws only the plots it changes.
  */
 function paint(el, traces, layout, force = false) {
   const asked = { traces, layout, size: [el.clientWidth, el.clientHeight, isPresenter()] };
@@ -68,7 +68,8 @@ function paint(el, traces, layout, force = false) {
   if (sharp) el.dataset.sharp = "";
   else delete el.dataset.sharp;
   const first = !el.data;
-  const drawn = imageSwap(el, figure) || reactTo(el, figure);
+  const key = swapKey(figure);
+  const drawn = imageSwap(el, figure, key) || reactTo(el, figure, key);
   // The object URLs of the images replaced are released once the new ones are up.
   const old = el._sources || [];
   const current = figure.heatmaps.map((entry) => entry.source);
@@ -96,12 +97,12 @@ function paint(el, traces, layout, force = false) {
   return drawn;
 }
 
-function reactTo(el, figure) {
+function reactTo(el, figure, key) {
   // Arrays equal to the ones drawn are handed back as the same objects: Plotly.react takes a new
   // array for new data, so this is how it learns which traces did not change.
   const given = el._given ? keepUnchanged(el._given, { traces: figure.traces, layout: figure.layout }) : figure;
   el._given = { traces: given.traces, layout: given.layout };
-  el._swapKey = swapKey(figure);
+  el._swapKey = key;
   return Plotly.react(el, given.traces, given.layout, plotConfig());
 }
 
@@ -116,8 +117,7 @@ function swapKey(figure) {
   return JSON.stringify([traces, { ...figure.layout, images }]);
 }
 
-function imageSwap(el, figure) {
-  const key = swapKey(figure);
+function imageSwap(el, figure, key) {
   const last = el._given;
   if (!el.data || key === null || key !== el._swapKey) return null;
   const layoutUpdate = {};

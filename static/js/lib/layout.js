@@ -66,6 +66,15 @@ export function lineWidth(base = 2) {
   return isPresenter() ? base * 2 : base;
 }
 
+let measurer = null;
+
+/** Width in pixels of `text` at `size` px in `family` (the figures' font unless given), as the browser lays it out. */
+export function textWidth(text, size, family = baseLayout().font.family) {
+  measurer ||= document.createElement("canvas").getContext("2d");
+  measurer.font = `${size}px ${family}`;
+  return measurer.measureText(text).width;
+}
+
 /** The figures' text size in pixels (12 on a phone, 13 on a screen, 23 on a projector). */
 export function textSize() {
   // On a projector 23 px, so that even exponents and subscripts (drawn at 70%) stay at 16 px.

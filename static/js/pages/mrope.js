@@ -2,7 +2,7 @@
 // score between two patches depends on.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, SEQUENTIAL, axis, baseLayout, draw, fmt, isPresenter, lineWidth, narrowSpread, offAxis, panelGrid, spreadPercent, textSize } from "../lib/plot.js";
+import { COLORS, SEQUENTIAL, axis, baseLayout, draw, fmt, isPresenter, lineWidth, narrowSpread, offAxis, panelGrid, spreadPercent, textSize, textWidth } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 
 const AXIS_COLOR = { t: COLORS[0], h: COLORS[1], w: COLORS[2] };
@@ -59,14 +59,6 @@ function drawSequence(data) {
     yaxis: axis("position index"),
     shapes: [{ type: "rect", xref: "x", yref: "paper", x0: start, x1: stop, y0: 0, y1: 1, fillcolor: "#999", opacity: 0.15, line: { width: 0 } }],
   });
-}
-
-let canvas = null;
-
-function textWidth(text, size, family) {
-  const context = (canvas ||= document.createElement("canvas")).getContext("2d");
-  context.font = `${size}px ${family}`;
-  return context.measureText(text).width;
 }
 
 function drawPatches(data) {

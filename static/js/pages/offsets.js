@@ -1,7 +1,7 @@
 // Score against offset: per-column min/max envelopes of s(Δ) for each base, marks where one hand returns.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth, offAxis, sized } from "../lib/plot.js";
+import { COLORS, axis, draw, lineWidth, offAxis, sized, textWidth } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 
 
@@ -63,12 +63,6 @@ function andList(items) {
   return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
 }
 
-let measurer = null;
-function textWidth(text, size, family) {
-  measurer ||= document.createElement("canvas").getContext("2d");
-  measurer.font = `${size}px ${family}`;
-  return measurer.measureText(text).width;
-}
 
 /**
  * Labels for the near-return marks, written level in two rows above the plot: each mark, in order,
