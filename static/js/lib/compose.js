@@ -56,6 +56,7 @@ export function compose(el, traces, pageLayout, forExport = false) {
   const images = [];
   const heatmaps = [];
   const labels = [];
+  const carriers = [];
   traces.forEach((trace) => {
     // A heatmap that writes text in its cells or leaves gaps between them (a handful of labelled
     // cells) stays a Plotly heatmap, with its colour scale resolved the same way.
@@ -66,6 +67,7 @@ export function compose(el, traces, pageLayout, forExport = false) {
     if (trace.type === "heatmap" && Array.isArray(trace.z) && trace.z.length && Array.isArray(trace.z[0])) {
       const { carrier, image, entry, axisPatch } = imageHeatmap(trace, layout);
       for (const [name, patch] of Object.entries(axisPatch)) layout[name] = merge(layout[name] || {}, patch);
+      carriers.push(drawn.length);
       drawn.push(carrier);
       images.push(image);
       heatmaps.push(entry);
@@ -88,7 +90,7 @@ export function compose(el, traces, pageLayout, forExport = false) {
   tidyLogAxes(layout, drawn);
   fixRanges(el, layout, drawn);
   squareDomains(layout);
-  return { traces: drawn, layout, title, items, heatmaps, labels, pageTraces: traces, pageLayout };
+  return { traces: drawn, layout, title, items, heatmaps, carriers, labels, pageTraces: traces, pageLayout };
 }
 
 // Axes tied by scaleanchor with constrain "domain" (square cells): the shrunk domain, computed here

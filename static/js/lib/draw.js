@@ -20,6 +20,7 @@ import { attachHover } from "./heatmap.js";
 import { showLabels } from "./labels.js";
 import { isPresenter, titleText } from "./layout.js";
 import { keepUnchanged, same } from "./same.js";
+import { heatmapSwap, pointsMove, remember } from "./updates.js";
 
 function modeBar() {
   return [[
@@ -43,9 +44,9 @@ function plotConfig() {
 const SHARP_BELOW = 400;
 
 /**
- * Compose and draw: a heatmap whose numbers alone changed swaps its image (imageSwap); anything
- * else goes to Plotly.react, which works out itself what to redraw (a curve that moved is
- * recalculated; a page that wants its curves to glide asks for it with Plotly's own `transition`
+ * Compose and draw: a heatmap whose numbers alone changed swaps its image, curves whose points
+ * alone moved are moved (updates.js); anything else goes to Plotly.react, which works out itself
+ * what to redraw (a page that wants its curves to glide asks for it with Plotly's own `transition`
  * in its layout, the clock's hands).  A figure equal to the one drawn is skipped (unless forced):
  * a change then redraws only the plots it changes.
  */
@@ -68,8 +69,7 @@ function paint(el, traces, layout, force = false) {
   if (sharp) el.dataset.sharp = "";
   else delete el.dataset.sharp;
   const first = !el.data;
-  const key = swapKey(figure);
-  const drawn = imageSwap(el, figure, key) || reactTo(el, figure, key);
+  const drawn = (!first && (heatmapSwap(el, figure) || pointsMove(el, figure))) || reactTo(el, figure);
   // The object URLs of the images replaced are released once the new ones are up.
   const old = el._sources || [];
   const current = figure.heatmaps.map((entry) => entry.source);
@@ -83,54 +83,38 @@ function paint(el, traces, layout, force = false) {
     followSize(el);
     quietModeBar(el);
     // An axis the reader zoomed or panned keeps that range through later redraws; a reset (double
-    // click, the reset button) gives it back to the data.
+    // click, the reset button) gives it back to the data.  Where Plotly autoscales, the figure is
+    // drawn again whole: the page's ranges, not Plotly's padding around its own idea of the data
+    // (an image's carrier keeps the corners it was first drawn with: updates.js).
     el.on?.("plotly_relayout", (change) => {
       const zoomed = el._userRanged || (el._userRanged = new Set());
+      let autoscaled = false;
       for (const key of Object.keys(change || {})) {
         const match = /^([xy]axis\d*)\.(range|autorange)/.exec(key);
         if (!match) continue;
-        if (match[2] === "autorange") zoomed.delete(match[1]);
-        else zoomed.add(match[1]);
+        if (match[2] === "autorange") {
+          zoomed.delete(match[1]);
+          autoscaled = true;
+        } else zoomed.add(match[1]);
+      }
+      if (autoscaled) {
+        el._given = null;
+        setTimeout(() => repaint(el));
       }
     });
   }
   return drawn;
 }
 
-function reactTo(el, figure, key) {
+function reactTo(el, figure) {
+  // A page's transition is for points that move (updates.js pointsMove); where the figure changed
+  // more than that (points come and go), Plotly's transition path would cost more than a redraw.
+  const { transition, ...layout } = figure.layout;
   // Arrays equal to the ones drawn are handed back as the same objects: Plotly.react takes a new
   // array for new data, so this is how it learns which traces did not change.
-  const given = el._given ? keepUnchanged(el._given, { traces: figure.traces, layout: figure.layout }) : figure;
-  el._given = { traces: given.traces, layout: given.layout };
-  el._swapKey = key;
+  const given = el._given ? keepUnchanged(el._given, { traces: figure.traces, layout }) : { traces: figure.traces, layout };
+  remember(el, given, figure);
   return Plotly.react(el, given.traces, given.layout, plotConfig());
-}
-
-// The heatmap path's own cheap update: when the new figure differs from the one drawn only in the
-// images' sources and their colour bars' tick labels (new numbers on the same colours, axes and
-// size), the images are swapped and the bars relabelled with one Plotly.update.  Plotly.react makes
-// the same change in 16–19 ms on /scores (it lays the whole plot out again), the update in 1–6.
-function swapKey(figure) {
-  if (!figure.heatmaps.length) return null;
-  const images = (figure.layout.images || []).map(({ source, ...rest }) => rest);
-  const traces = figure.traces.map((trace) => (trace.colorbar ? { ...trace, colorbar: { ...trace.colorbar, tickvals: 0, ticktext: 0 } } : trace));
-  return JSON.stringify([traces, { ...figure.layout, images }]);
-}
-
-function imageSwap(el, figure, key) {
-  const last = el._given;
-  if (!el.data || key === null || key !== el._swapKey) return null;
-  const layoutUpdate = {};
-  (figure.layout.images || []).forEach((image, i) => {
-    if (image.source !== last.layout.images[i]?.source) layoutUpdate[`images[${i}].source`] = image.source;
-  });
-  const bars = figure.traces.map((trace, i) => [trace, i]).filter(([trace, i]) => trace.colorbar && !same(trace.colorbar, last.traces[i].colorbar));
-  const traceUpdate = bars.length
-    ? { "colorbar.tickvals": bars.map(([trace]) => trace.colorbar.tickvals), "colorbar.ticktext": bars.map(([trace]) => trace.colorbar.ticktext) }
-    : {};
-  // what Plotly now holds, for the next comparison
-  bars.forEach(([trace, i]) => { last.traces[i] = trace; });
-  return Plotly.update(el, traceUpdate, layoutUpdate, bars.length ? bars.map(([, i]) => i) : undefined);
 }
 
 /** Draw the last figure again (the legend hid a curve; the plot changed size). */

@@ -1,0 +1,128 @@
+// Each drawing path's own cheap update, tried before Plotly.react (draw.js):
+// - heatmapSwap: image heatmaps whose numbers, size or labels changed, nothing else: the images
+//   are swapped and moved, the axes' ranges and category ticks set, the colour bars relabelled,
+//   in one Plotly.update (1–20 ms where react lays the whole plot out again, 30–50 ms on /absolute);
+// - pointsMove: curves and markers whose points moved (as many as before) and hover texts
+//   changed, nothing else: Plotly
+//   moves those traces and the axes without laying the plot out again (Plotly.animate without a
+//   redraw, its path for data that moves; with the page's transition, if it asked for one).
+// Each compares the new figure with the one Plotly holds (`el._given`) with what it may change
+// cheaply taken out; anything else differing is Plotly.react's work.  Each returns Plotly's
+// promise, or null when it does not apply.
+
+/* global Plotly */
+
+const AXIS = /^[xy]axis\d*$/;
+
+const AXIS_MOVES = ["range", "tickvals", "ticktext"];
+
+const IMAGE_MOVES = ["source", "x", "y", "sizex", "sizey"];
+
+// Plotly moves these of a scatter trace without a redraw (its schema marks them animatable).
+const POINT_MOVES = ["x", "y"];
+
+// What only the hover label reads (the legend is the page's own: chrome.js): these may change
+// with the points; Plotly.animate stores them, and the next hover writes them.
+const HOVER_ONLY = ["name", "hovertemplate", "hovertext", "customdata"];
+
+const MOVES = [...POINT_MOVES, ...HOVER_ONLY];
+
+const without = (object, keys) => {
+  const out = { ...object };
+  for (const key of keys) delete out[key];
+  return out;
+};
+
+function layoutFrame(layout, imageMoves) {
+  const out = { ...layout };
+  for (const [key, value] of Object.entries(layout)) if (AXIS.test(key) && value) out[key] = without(value, AXIS_MOVES);
+  if (layout.images) out.images = layout.images.map((image) => without(image, imageMoves));
+  return out;
+}
+
+/** The axes' ranges and ticks that differ from the ones drawn, as relayout paths. */
+function axisChanges(layout, last, changes) {
+  for (const [key, value] of Object.entries(layout)) {
+    if (!AXIS.test(key) || !value) continue;
+    for (const attr of AXIS_MOVES) {
+      if (value[attr] !== undefined && JSON.stringify(value[attr]) !== JSON.stringify(last[key]?.[attr])) changes[`${key}.${attr}`] = value[attr];
+    }
+  }
+  return changes;
+}
+
+// ---- heatmaps: images swapped ---------------------------------------------------------------------
+//
+// A carrier (heatmap.js) keeps the corners it was drawn with: changing them is a full
+// recalculation, and they matter to Plotly only when it autoscales an axis, which the library
+// answers with the page's own ranges (draw.js).
+
+function heatmapFrame(figure) {
+  const traces = figure.traces.map((trace, i) => {
+    if (!figure.carriers.includes(i)) return trace;
+    const carrier = without(trace, ["x", "y"]);
+    if (trace.colorbar) carrier.colorbar = without(trace.colorbar, ["tickvals", "ticktext"]);
+    return carrier;
+  });
+  return JSON.stringify([traces, layoutFrame(figure.layout, IMAGE_MOVES)]);
+}
+
+export function heatmapSwap(el, figure) {
+  const last = el._given;
+  if (!figure.heatmaps.length || !last || last.heatmapFrame !== heatmapFrame(figure)) return null;
+  const layoutUpdate = axisChanges(figure.layout, last.layout, {});
+  figure.layout.images.forEach((image, i) => {
+    for (const attr of IMAGE_MOVES) if (image[attr] !== last.layout.images[i][attr]) layoutUpdate[`images[${i}].${attr}`] = image[attr];
+  });
+  const bars = figure.carriers.filter((i) => figure.traces[i].colorbar && JSON.stringify(figure.traces[i].colorbar) !== JSON.stringify(last.traces[i].colorbar));
+  const traceUpdate = bars.length
+    ? { "colorbar.tickvals": bars.map((i) => figure.traces[i].colorbar.tickvals), "colorbar.ticktext": bars.map((i) => figure.traces[i].colorbar.ticktext) }
+    : {};
+  // What Plotly now holds: the new figure, except the carriers' corners.
+  const traces = figure.traces.map((trace, i) => (figure.carriers.includes(i) ? { ...trace, x: last.traces[i].x, y: last.traces[i].y } : trace));
+  remember(el, { traces, layout: figure.layout }, figure);
+  if (!bars.length && !Object.keys(layoutUpdate).length) return Promise.resolve(el);
+  return Plotly.update(el, traceUpdate, layoutUpdate, bars.length ? bars : undefined);
+}
+
+// ---- curves and markers: points moved ---------------------------------------------------------------
+
+const movable = (trace) => (trace.type || "scatter") === "scatter";
+
+function pointsFrame(figure) {
+  if (figure.heatmaps.length) return null;
+  const traces = figure.traces.map((trace) => (movable(trace) ? { ...without(trace, MOVES), points: [trace.x?.length, trace.y?.length], has: MOVES.filter((attr) => trace[attr] !== undefined) } : trace));
+  return JSON.stringify([traces, layoutFrame(without(figure.layout, ["transition"]), [])]);
+}
+
+export function pointsMove(el, figure) {
+  const last = el._given;
+  const frame = pointsFrame(figure);
+  if (!last || frame === null || last.pointsFrame !== frame) return null;
+  const axes = axisChanges(figure.layout, last.layout, {});
+  // (tick labels a page sets itself are not something a move can carry)
+  if (Object.keys(axes).some((path) => !path.endsWith(".range"))) return null;
+  const moved = [];
+  const data = [];
+  figure.traces.forEach((trace, i) => {
+    const change = {};
+    if (!movable(trace)) return;
+    for (const attr of MOVES) if (trace[attr] !== undefined && JSON.stringify(trace[attr]) !== JSON.stringify(last.traces[i][attr])) change[attr] = trace[attr];
+    if (Object.keys(change).length) {
+      moved.push(i);
+      data.push(change);
+    }
+  });
+  const layout = {};
+  for (const [path, value] of Object.entries(axes)) layout[path.split(".")[0]] = { range: value };
+  remember(el, figure, figure);
+  if (!moved.length && !Object.keys(layout).length) return Promise.resolve(el);
+  // (a page that asked for a transition, the clock's gliding hands, gets it)
+  const transition = { duration: 0, ...figure.layout.transition };
+  return Plotly.animate(el, { data, traces: moved, layout }, { transition, frame: { duration: transition.duration, redraw: false }, mode: "immediate" });
+}
+
+/** What Plotly holds after a draw (`given`), with the frames the cheap updates compare. */
+export function remember(el, given, figure) {
+  el._given = { traces: given.traces, layout: given.layout, heatmapFrame: figure.heatmaps.length ? heatmapFrame(figure) : null, pointsFrame: pointsFrame(figure) };
+}
