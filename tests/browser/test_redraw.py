@@ -2,13 +2,13 @@
 
 Each Plotly redraw costs tens of milliseconds here, so a page that redrew every plot on every
 change would lag by the sum of them.  Redraws are counted with Plotly's own events: plotly_afterplot
-(a full redraw), plotly_relayout (a heatmap whose image alone was swapped) and plotly_animated
+(every redraw, a full one or a heatmap whose image alone was swapped by Plotly.update) and plotly_animated
 (traces moved without a redraw).
 """
 
 import pytest
 
-from tests.browser.helpers import ALL_PLOTS_DRAWN, draw_pending
+from tests.browser.helpers import ALL_PLOTS_DRAWN, draw_pending, nudge_slider, settle, snapshot, wait_for_data_change
 
 pytestmark = pytest.mark.browser
 
@@ -126,3 +126,51 @@ def test_plotly_holds_the_pages_numbers_after_every_kind_of_redraw(page, base_ur
       return out;
     }""")
     assert mismatches == []
+
+
+RANGES_JS = """(id) => { const full = document.getElementById(id)._fullLayout;
+  return [full.xaxis.range.map(Number), full.yaxis.range.map(Number)]; }"""
+
+
+def _close(a, b, tol=1e-6):
+    return all(abs(x - y) <= tol * max(1.0, abs(x), abs(y)) for pair_a, pair_b in zip(a, b) for x, y in zip(pair_a, pair_b))
+
+
+@pytest.mark.parametrize(
+    "path, plot_id, slider",
+    [("/scores?seq_len=64", "plot-scores", "head_dim"), ("/precision", "plot-score", "base")],
+    ids=["image heatmap", "curves"],
+)
+def test_a_zoom_stays_through_a_move_and_a_double_click_gives_the_view_of_its_address(page, base_url, path, plot_id, slider):
+    page.goto(f"{base_url}{path}")
+    page.wait_for_function(ALL_PLOTS_DRAWN)
+    plot = page.locator(f"#{plot_id}")
+    plot.scroll_into_view_if_needed()
+    before = page.evaluate(RANGES_JS, plot_id)
+    box = plot.locator(".nsewdrag").first.bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.move(cx - box["width"] / 4, cy - box["height"] / 4)
+    page.mouse.down()
+    page.mouse.move(cx + box["width"] / 8, cy + box["height"] / 8, steps=6)
+    page.mouse.up()
+    page.wait_for_timeout(300)
+    zoomed = page.evaluate(RANGES_JS, plot_id)
+    assert not _close(zoomed, before), (zoomed, before)
+
+    shown = snapshot(page, plot_id)
+    nudge_slider(page, slider)
+    wait_for_data_change(page, plot_id, shown)
+    settle(page)
+    assert _close(page.evaluate(RANGES_JS, plot_id), zoomed), "the zoom was lost when a slider moved"
+
+    page.mouse.dblclick(cx, cy)
+    settle(page)
+    reset = page.evaluate(RANGES_JS, plot_id)
+    fresh = page.context.new_page()
+    fresh.goto(page.url)
+    fresh.wait_for_function(ALL_PLOTS_DRAWN)
+    fresh.locator(f"#{plot_id}").scroll_into_view_if_needed()
+    expected = fresh.evaluate(RANGES_JS, plot_id)
+    fresh.close()
+    assert _close(reset, expected), (reset, expected)
+    assert not _close(reset, zoomed)

@@ -47,6 +47,7 @@ export function compose(el, traces, pageLayout, forExport = false) {
   const items = legendItems(traces, pageLayout || {});
   layout.showlegend = false;
   layout.autosize = false;
+  if (el._resets) layout.uirevision = `${layout.uirevision}:${el._resets}`;
   layout.width = Math.max(200, Math.round(el.clientWidth || 600));
   layout.height = Math.max(160, Math.round(el.clientHeight || 420));
   const hidden = el._hiddenTraces || new Set();
@@ -137,10 +138,13 @@ function annotationsAsLabels(layout) {
 }
 
 // Margins are fixed (baseLayout): no axis pushes them out, and axis titles sit close to their ticks.
+// A range is copied: a zoom makes Plotly write into the range array it was given (range[0],
+// range[1]), which would otherwise be the page's own.
 function fixedAxisMargins(layout) {
   for (const [key, value] of Object.entries(layout)) {
     if (/^[xy]axis\d*$/.test(key) && value && typeof value === "object") {
       layout[key] = merge({ automargin: false, title: { standoff: 6 } }, value);
+      if (Array.isArray(value.range)) layout[key].range = [...value.range];
     }
   }
 }

@@ -29,7 +29,7 @@ function modeBar() {
       icon: Plotly.Icons.camera,
       click: (gd) => exportFigure(gd, "png", gd.id || "plot"),
     },
-    "resetScale2d",
+    { name: "Reset axes", icon: Plotly.Icons.home, click: (gd) => resetAxes(gd) },
   ]];
 }
 
@@ -37,7 +37,9 @@ let config = null;
 
 function plotConfig() {
   // One object for every call: a config that differs from the last one makes react start over.
-  if (!config) config = { responsive: false, displaylogo: false, scrollZoom: false, modeBarButtons: modeBar(), showTips: false };
+  // A double click resets the axes the library's way (below), not Plotly's: Plotly would go back
+  // to the ranges of the plot's first draw, or autoscale around an image's carrier (updates.js).
+  if (!config) config = { responsive: false, displaylogo: false, scrollZoom: false, doubleClick: false, modeBarButtons: modeBar(), showTips: false };
   return config;
 }
 
@@ -83,25 +85,16 @@ function paint(el, traces, layout, force = false) {
     followSize(el);
     quietModeBar(el);
     // An axis the reader zoomed or panned keeps that range through later redraws; a reset (double
-    // click, the reset button) gives it back to the data.  Where Plotly autoscales, the figure is
-    // drawn again whole: the page's ranges, not Plotly's padding around its own idea of the data
-    // (an image's carrier keeps the corners it was first drawn with: updates.js).
+    // click, the reset button) gives it back to the data.
     el.on?.("plotly_relayout", (change) => {
       const zoomed = el._userRanged || (el._userRanged = new Set());
-      let autoscaled = false;
       for (const key of Object.keys(change || {})) {
-        const match = /^([xy]axis\d*)\.(range|autorange)/.exec(key);
-        if (!match) continue;
-        if (match[2] === "autorange") {
-          zoomed.delete(match[1]);
-          autoscaled = true;
-        } else zoomed.add(match[1]);
-      }
-      if (autoscaled) {
-        el._given = null;
-        setTimeout(() => repaint(el));
+        const match = /^([xy]axis\d*)\.range/.exec(key);
+        if (match) zoomed.add(match[1]);
       }
     });
+    // (Plotly reports the double click and, told doubleClick: false, leaves the axes to the library)
+    el.on?.("plotly_doubleclick", () => resetAxes(el));
   }
   return drawn;
 }
@@ -115,6 +108,15 @@ function reactTo(el, figure) {
   const given = el._given ? keepUnchanged(el._given, { traces: figure.traces, layout }) : { traces: figure.traces, layout };
   remember(el, given, figure);
   return Plotly.react(el, given.traces, given.layout, plotConfig());
+}
+
+/** The page's own ranges again, after a zoom or pan: the whole figure is handed to Plotly anew. */
+function resetAxes(el) {
+  el._userRanged?.clear();
+  // a new uirevision: Plotly drops the zoom it keeps through redraws (compose.js)
+  el._resets = (el._resets || 0) + 1;
+  el._given = null;
+  return repaint(el);
 }
 
 /** Draw the last figure again (the legend hid a curve; the plot changed size). */

@@ -40,11 +40,15 @@ function layoutFrame(layout, imageMoves) {
   return out;
 }
 
-/** The axes' ranges and ticks that differ from the ones drawn, as relayout paths. */
-function axisChanges(layout, last, changes) {
+/**
+ * The axes' ranges and ticks that differ from the ones drawn, as relayout paths; an axis the
+ * reader zoomed keeps its range (as Plotly.react keeps it, by the layout's uirevision).
+ */
+function axisChanges(el, layout, last, changes) {
   for (const [key, value] of Object.entries(layout)) {
     if (!AXIS.test(key) || !value) continue;
     for (const attr of AXIS_MOVES) {
+      if (attr === "range" && el._userRanged?.has(key)) continue;
       if (value[attr] !== undefined && JSON.stringify(value[attr]) !== JSON.stringify(last[key]?.[attr])) changes[`${key}.${attr}`] = value[attr];
     }
   }
@@ -54,8 +58,8 @@ function axisChanges(layout, last, changes) {
 // ---- heatmaps: images swapped ---------------------------------------------------------------------
 //
 // A carrier (heatmap.js) keeps the corners it was drawn with: changing them is a full
-// recalculation, and they matter to Plotly only when it autoscales an axis, which the library
-// answers with the page's own ranges (draw.js).
+// recalculation, and they would matter to Plotly only if it autoscaled an axis, which it never
+// does here (the axes' ranges are explicit; a reset redraws with the page's: draw.js resetAxes).
 
 function heatmapFrame(figure) {
   const traces = figure.traces.map((trace, i) => {
@@ -70,7 +74,7 @@ function heatmapFrame(figure) {
 export function heatmapSwap(el, figure) {
   const last = el._given;
   if (!figure.heatmaps.length || !last || last.heatmapFrame !== heatmapFrame(figure)) return null;
-  const layoutUpdate = axisChanges(figure.layout, last.layout, {});
+  const layoutUpdate = axisChanges(el, figure.layout, last.layout, {});
   figure.layout.images.forEach((image, i) => {
     for (const attr of IMAGE_MOVES) if (image[attr] !== last.layout.images[i][attr]) layoutUpdate[`images[${i}].${attr}`] = image[attr];
   });
@@ -99,7 +103,7 @@ export function pointsMove(el, figure) {
   const last = el._given;
   const frame = pointsFrame(figure);
   if (!last || frame === null || last.pointsFrame !== frame) return null;
-  const axes = axisChanges(figure.layout, last.layout, {});
+  const axes = axisChanges(el, figure.layout, last.layout, {});
   // (tick labels a page sets itself are not something a move can carry)
   if (Object.keys(axes).some((path) => !path.endsWith(".range"))) return null;
   const moved = [];
