@@ -20,7 +20,7 @@ import { attachHover } from "./heatmap.js";
 import { showLabels } from "./labels.js";
 import { isPresenter, titleText } from "./layout.js";
 import { keepUnchanged, same } from "./same.js";
-import { heatmapSwap, pointsMove, remember } from "./updates.js";
+import { framesOf, heatmapSwap, pointsMove, remember } from "./updates.js";
 
 function modeBar() {
   return [[
@@ -71,7 +71,8 @@ function paint(el, traces, layout, force = false) {
   if (sharp) el.dataset.sharp = "";
   else delete el.dataset.sharp;
   const first = !el.data;
-  const drawn = (!first && (heatmapSwap(el, figure) || pointsMove(el, figure))) || reactTo(el, figure);
+  const frames = framesOf(figure);
+  const drawn = (!first && (heatmapSwap(el, figure, frames) || pointsMove(el, figure, frames))) || reactTo(el, figure, frames);
   // The object URLs of the images replaced are released once the new ones are up.
   const old = el._sources || [];
   const current = figure.heatmaps.map((entry) => entry.source);
@@ -99,14 +100,14 @@ function paint(el, traces, layout, force = false) {
   return drawn;
 }
 
-function reactTo(el, figure) {
+function reactTo(el, figure, frames) {
   // A page's transition is for points that move (updates.js pointsMove); where the figure changed
   // more than that (points come and go), Plotly's transition path would cost more than a redraw.
   const { transition, ...layout } = figure.layout;
   // Arrays equal to the ones drawn are handed back as the same objects: Plotly.react takes a new
   // array for new data, so this is how it learns which traces did not change.
   const given = el._given ? keepUnchanged(el._given, { traces: figure.traces, layout }) : { traces: figure.traces, layout };
-  remember(el, given, figure);
+  remember(el, given, frames);
   return Plotly.react(el, given.traces, given.layout, plotConfig());
 }
 

@@ -3,14 +3,17 @@
 //   are swapped and moved, the axes' ranges and category ticks set, the colour bars relabelled,
 //   in one Plotly.update (1–20 ms where react lays the whole plot out again, 30–50 ms on /absolute);
 // - pointsMove: curves and markers whose points moved (as many as before) and hover texts
-//   changed, nothing else: Plotly
-//   moves those traces and the axes without laying the plot out again (Plotly.animate without a
-//   redraw, its path for data that moves; with the page's transition, if it asked for one).
-// Each compares the new figure with the one Plotly holds (`el._given`) with what it may change
-// cheaply taken out; anything else differing is Plotly.react's work.  Each returns Plotly's
-// promise, or null when it does not apply.
+//   changed, nothing else: Plotly moves those traces and the axes without laying the plot out
+//   again (Plotly.animate without a redraw, its path for data that moves; with the page's
+//   transition, if it asked for one).
+// Each compares the new figure's frames (framesOf: the figure with what its path may change
+// cheaply taken out, computed once per draw) with those of the figure Plotly holds (`el._given`);
+// anything else differing is Plotly.react's work.  Each returns Plotly's promise, or null when it
+// does not apply.
 
 /* global Plotly */
+
+import { same } from "./same.js";
 
 const AXIS = /^[xy]axis\d*$/;
 
@@ -49,7 +52,7 @@ function axisChanges(el, layout, last, changes) {
     if (!AXIS.test(key) || !value) continue;
     for (const attr of AXIS_MOVES) {
       if (attr === "range" && el._userRanged?.has(key)) continue;
-      if (value[attr] !== undefined && JSON.stringify(value[attr]) !== JSON.stringify(last[key]?.[attr])) changes[`${key}.${attr}`] = value[attr];
+      if (value[attr] !== undefined && !same(value[attr], last[key]?.[attr])) changes[`${key}.${attr}`] = value[attr];
     }
   }
   return changes;
@@ -71,20 +74,20 @@ function heatmapFrame(figure) {
   return JSON.stringify([traces, layoutFrame(figure.layout, IMAGE_MOVES)]);
 }
 
-export function heatmapSwap(el, figure) {
+export function heatmapSwap(el, figure, frames) {
   const last = el._given;
-  if (!figure.heatmaps.length || !last || last.heatmapFrame !== heatmapFrame(figure)) return null;
+  if (frames.heatmap === null || !last || last.frames.heatmap !== frames.heatmap) return null;
   const layoutUpdate = axisChanges(el, figure.layout, last.layout, {});
   figure.layout.images.forEach((image, i) => {
     for (const attr of IMAGE_MOVES) if (image[attr] !== last.layout.images[i][attr]) layoutUpdate[`images[${i}].${attr}`] = image[attr];
   });
-  const bars = figure.carriers.filter((i) => figure.traces[i].colorbar && JSON.stringify(figure.traces[i].colorbar) !== JSON.stringify(last.traces[i].colorbar));
+  const bars = figure.carriers.filter((i) => figure.traces[i].colorbar && !same(figure.traces[i].colorbar, last.traces[i].colorbar));
   const traceUpdate = bars.length
     ? { "colorbar.tickvals": bars.map((i) => figure.traces[i].colorbar.tickvals), "colorbar.ticktext": bars.map((i) => figure.traces[i].colorbar.ticktext) }
     : {};
   // What Plotly now holds: the new figure, except the carriers' corners.
   const traces = figure.traces.map((trace, i) => (figure.carriers.includes(i) ? { ...trace, x: last.traces[i].x, y: last.traces[i].y } : trace));
-  remember(el, { traces, layout: figure.layout }, figure);
+  remember(el, { traces, layout: figure.layout }, frames);
   if (!bars.length && !Object.keys(layoutUpdate).length) return Promise.resolve(el);
   return Plotly.update(el, traceUpdate, layoutUpdate, bars.length ? bars : undefined);
 }
@@ -99,19 +102,18 @@ function pointsFrame(figure) {
   return JSON.stringify([traces, layoutFrame(without(figure.layout, ["transition"]), [])]);
 }
 
-export function pointsMove(el, figure) {
+export function pointsMove(el, figure, frames) {
   const last = el._given;
-  const frame = pointsFrame(figure);
-  if (!last || frame === null || last.pointsFrame !== frame) return null;
+  if (frames.points === null || !last || last.frames.points !== frames.points) return null;
   const axes = axisChanges(el, figure.layout, last.layout, {});
   // (tick labels a page sets itself are not something a move can carry)
   if (Object.keys(axes).some((path) => !path.endsWith(".range"))) return null;
   const moved = [];
   const data = [];
   figure.traces.forEach((trace, i) => {
-    const change = {};
     if (!movable(trace)) return;
-    for (const attr of MOVES) if (trace[attr] !== undefined && JSON.stringify(trace[attr]) !== JSON.stringify(last.traces[i][attr])) change[attr] = trace[attr];
+    const change = {};
+    for (const attr of MOVES) if (trace[attr] !== undefined && !same(trace[attr], last.traces[i][attr])) change[attr] = trace[attr];
     if (Object.keys(change).length) {
       moved.push(i);
       data.push(change);
@@ -119,14 +121,19 @@ export function pointsMove(el, figure) {
   });
   const layout = {};
   for (const [path, value] of Object.entries(axes)) layout[path.split(".")[0]] = { range: value };
-  remember(el, figure, figure);
+  remember(el, figure, frames);
   if (!moved.length && !Object.keys(layout).length) return Promise.resolve(el);
   // (a page that asked for a transition, the clock's gliding hands, gets it)
   const transition = { duration: 0, ...figure.layout.transition };
   return Plotly.animate(el, { data, traces: moved, layout }, { transition, frame: { duration: transition.duration, redraw: false }, mode: "immediate" });
 }
 
-/** What Plotly holds after a draw (`given`), with the frames the cheap updates compare. */
-export function remember(el, given, figure) {
-  el._given = { traces: given.traces, layout: given.layout, heatmapFrame: figure.heatmaps.length ? heatmapFrame(figure) : null, pointsFrame: pointsFrame(figure) };
+/** The figure as each path compares it (null: the path does not apply to this figure). */
+export function framesOf(figure) {
+  return { heatmap: figure.heatmaps.length ? heatmapFrame(figure) : null, points: pointsFrame(figure) };
+}
+
+/** What Plotly holds after a draw (`given`), with its frames. */
+export function remember(el, given, frames) {
+  el._given = { traces: given.traces, layout: given.layout, frames };
 }
