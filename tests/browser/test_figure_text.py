@@ -187,11 +187,16 @@ FIGURE_PROBLEMS_JS = r"""() => {
 
 
 @pytest.fixture(scope="module", params=SIZES, ids=[s[0] for s in SIZES])
-def sized(request, browser):
+def sized(request, warm_context):
     name, width, height, query = request.param
-    ctx = browser.new_context(viewport={"width": width, "height": height})
-    yield ctx, name, query
-    ctx.close()
+
+    def new_page():
+        # The warm context's pages have its compiled plotly.js; each gets this size.
+        page = warm_context.new_page()
+        page.set_viewport_size({"width": width, "height": height})
+        return page
+
+    return new_page, name, query
 
 
 # Figures that still break the rule (issue 21 stays open for them): each is an expected failure
@@ -208,10 +213,10 @@ STILL_BROKEN = {
 
 @pytest.mark.parametrize("view", VIEWS)
 def test_every_word_on_screen(sized, base_url, view, request):
-    ctx, size, query = sized
+    new_page, size, query = sized
     if view in STILL_BROKEN.get(size, ()):
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"/{view} at {size} size: words still overlap or are cut (issue 21)"))
-    page = ctx.new_page()
+    page = new_page()
     try:
         page.goto(f"{base_url}/{view}" + (f"?{query}" if query else ""))
         page.wait_for_function(DRAWN_JS)

@@ -25,9 +25,11 @@ SHOW_EVERY_PLOT_JS = """async () => {
 }"""
 
 
-def open_at(browser, base_url, name, width, height, query=""):
-    context = browser.new_context(viewport={"width": width, "height": height})
-    page = context.new_page()
+def open_at(warm_context, base_url, name, width, height, query=""):
+    """A page of the warm context (its compiled plotly.js) at this size, drawn, with the list that
+    collects its console errors."""
+    page = warm_context.new_page()
+    page.set_viewport_size({"width": width, "height": height})
     problems = []
     page.on("console", lambda msg: msg.type == "error" and problems.append(msg.text))
     page.on("pageerror", lambda exc: problems.append(str(exc)))
@@ -36,7 +38,7 @@ def open_at(browser, base_url, name, width, height, query=""):
     page.evaluate(SHOW_EVERY_PLOT_JS)
     page.wait_for_function(DRAW_PENDING_JS)
     page.wait_for_timeout(150)
-    return context, page, problems
+    return page, problems
 
 
 # Words drawn over a plot that cover one another, found by the browser's own hit testing: where
@@ -65,8 +67,8 @@ LABELS_COVERED_JS = """() => {
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_a_phone_never_scrolls_sideways_and_plots_use_the_full_width(browser, base_url, name):
-    context, page, problems = open_at(browser, base_url, name, 390, 844)
+def test_a_phone_never_scrolls_sideways_and_plots_use_the_full_width(warm_context, base_url, name):
+    page, problems = open_at(warm_context, base_url, name, 390, 844)
     try:
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         widths = page.evaluate(
@@ -88,7 +90,7 @@ def test_a_phone_never_scrolls_sideways_and_plots_use_the_full_width(browser, ba
         assert raw == []
         assert problems == []
     finally:
-        context.close()
+        page.close()
 
 
 PRESENTER_TEXT_JS = """() => {
@@ -146,8 +148,8 @@ OVERLAPS_JS = """(id) => {
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_presenter_mode_is_legible_from_the_back_of_the_room(browser, base_url, name):
-    context, page, problems = open_at(browser, base_url, name, 1280, 800, "?presenter=true")
+def test_presenter_mode_is_legible_from_the_back_of_the_room(warm_context, base_url, name):
+    page, problems = open_at(warm_context, base_url, name, 1280, 800, "?presenter=true")
     try:
         assert page.evaluate(PRESENTER_TEXT_JS) == []
         assert page.evaluate(PLOT_TEXT_JS) == []
@@ -163,7 +165,7 @@ def test_presenter_mode_is_legible_from_the_back_of_the_room(browser, base_url, 
             assert overlaps == [], f"{plot['id']}: {overlaps}"
         assert problems == []
     finally:
-        context.close()
+        page.close()
 
 
 SIZES_JS = """() => [...document.querySelectorAll('.plot')].filter((el) => el._fullLayout).map((el) =>
@@ -171,8 +173,8 @@ SIZES_JS = """() => [...document.querySelectorAll('.plot')].filter((el) => el._f
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_plots_follow_the_window_as_it_shrinks_and_grows(browser, base_url, name):
-    context, page, problems = open_at(browser, base_url, name, 1280, 900)
+def test_plots_follow_the_window_as_it_shrinks_and_grows(warm_context, base_url, name):
+    page, problems = open_at(warm_context, base_url, name, 1280, 900)
     try:
         def settled_sizes(before=None):
             """The plots' sizes once every plot has the size of its box (and, after a resize, once
@@ -198,11 +200,11 @@ def test_plots_follow_the_window_as_it_shrinks_and_grows(browser, base_url, name
         assert again == wide
         assert problems == []
     finally:
-        context.close()
+        page.close()
 
 
-def test_the_controls_stay_beside_the_plots_while_the_reader_scrolls(browser, base_url):
-    context, page, _ = open_at(browser, base_url, "relative", 1920, 1080)
+def test_the_controls_stay_beside_the_plots_while_the_reader_scrolls(warm_context, base_url):
+    page, _ = open_at(warm_context, base_url, "relative", 1920, 1080)
     try:
         page.locator("#plot-alibi-bias").scroll_into_view_if_needed()
         page.wait_for_timeout(100)
@@ -211,7 +213,7 @@ def test_the_controls_stay_beside_the_plots_while_the_reader_scrolls(browser, ba
         assert box["y"] >= 0 and box["y"] < 100, box
         assert box["x"] + box["width"] <= plot["x"]  # beside the plot, not over it
     finally:
-        context.close()
+        page.close()
 
 
 def test_the_plot_toolbar_is_small_stays_on_the_site_and_out_of_the_tab_order(page, base_url):
