@@ -41,6 +41,14 @@ DRAW_PENDING_JS = """() => {
 }"""
 
 
+def page_sized(warm_context, width: int, height: int):
+    """A new page of the warm context (tests/browser/conftest.py: its compiled plotly.js) with this
+    viewport; the caller closes it."""
+    page = warm_context.new_page()
+    page.set_viewport_size({"width": width, "height": height})
+    return page
+
+
 def draw_pending(page) -> None:
     """Scroll each plot whose update waits for it to come into view into view until none waits."""
     page.wait_for_function(DRAW_PENDING_JS)

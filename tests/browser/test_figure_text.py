@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from app.web.views import discover
+from tests.browser.helpers import page_sized
 
 VIEWS = [view.name for view in discover()]
 SIZES = [("phone", 390, 844, ""), ("presenter", 1280, 800, "presenter=true"), ("wide", 1920, 1080, "")]
@@ -189,14 +190,7 @@ FIGURE_PROBLEMS_JS = r"""() => {
 @pytest.fixture(scope="module", params=SIZES, ids=[s[0] for s in SIZES])
 def sized(request, warm_context):
     name, width, height, query = request.param
-
-    def new_page():
-        # The warm context's pages have its compiled plotly.js; each gets this size.
-        page = warm_context.new_page()
-        page.set_viewport_size({"width": width, "height": height})
-        return page
-
-    return new_page, name, query
+    return (lambda: page_sized(warm_context, width, height)), name, query
 
 
 # Figures that still break the rule (issue 21 stays open for them): each is an expected failure

@@ -8,7 +8,7 @@ import pytest
 
 from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
-from tests.browser.helpers import ALL_PLOTS_DRAWN, DRAW_PENDING_JS, wait_for_plot
+from tests.browser.helpers import ALL_PLOTS_DRAWN, DRAW_PENDING_JS, page_sized, wait_for_plot
 
 pytestmark = pytest.mark.browser
 
@@ -26,10 +26,8 @@ SHOW_EVERY_PLOT_JS = """async () => {
 
 
 def open_at(warm_context, base_url, name, width, height, query=""):
-    """A page of the warm context (its compiled plotly.js) at this size, drawn, with the list that
-    collects its console errors."""
-    page = warm_context.new_page()
-    page.set_viewport_size({"width": width, "height": height})
+    """A page of the warm context at this size, drawn, with the list that collects its console errors."""
+    page = page_sized(warm_context, width, height)
     problems = []
     page.on("console", lambda msg: msg.type == "error" and problems.append(msg.text))
     page.on("pageerror", lambda exc: problems.append(str(exc)))
