@@ -133,3 +133,25 @@ def test_conventions_head_dim_changes_the_wiring_and_matrices(page, base_url):
     drawn = snapshot(page, "plot-matrices")
     reload_and_compare(page, "plot-matrices", drawn)
     assert page.locator('input[data-param="head_dim"][data-role="box"]').input_value() == "10"
+
+
+def test_conventions_matrices_share_a_scale_centred_on_zero_at_equal_sizes(page, base_url):
+    # At head_dim = 68 every score is of one sign: the scale still runs from −m to m (white = 0),
+    # the same for the three matrices, which are drawn at one size (the middle one was narrower).
+    page.goto(f"{base_url}/conventions?head_dim=68")
+    wait_for_plot(page, "plot-matrices")
+    scores = page.request.get(f"{base_url}/api/rope/conventions?head_dim=68").json()["scores"]
+    largest = max(abs(v) for key in ("interleaved", "half_permuted", "half_raw") for row in scores[key] for v in row)
+    drawn = page.evaluate(
+        """() => {
+          const el = document.getElementById('plot-matrices');
+          return {
+            ranges: el._heatmaps.map((entry) => [entry.colour.zmin, entry.colour.zmax]),
+            widths: [...el.querySelectorAll('svg image')].filter((image) => (image.getAttribute('href') || '').startsWith('blob:')).map((image) => image.getBoundingClientRect().width),
+          };
+        }"""
+    )
+    assert len(drawn["ranges"]) == 3 and len({tuple(r) for r in drawn["ranges"]}) == 1
+    low, high = drawn["ranges"][0]
+    assert low == -high and high >= largest
+    assert len(drawn["widths"]) == 3 and max(drawn["widths"]) - min(drawn["widths"]) < 1

@@ -2,7 +2,7 @@ import { axisName, fixRanges, tidyLogAxes } from "./axes.js";
 import { legendItems } from "./chrome.js";
 import { imageHeatmap, nativeHeatmap } from "./heatmap.js";
 import { annotationLabel, placeholder, traceLabels } from "./labels.js";
-import { baseLayout, merge, textSize, titleText } from "./layout.js";
+import { baseLayout, merge, textSize, textWidth, titleText } from "./layout.js";
 
 // A line, marker or bar trace reaches Plotly as the page wrote it (name, hover template and
 // texts included): Plotly draws its hover label.  Bar text the page did not place is for the
@@ -85,7 +85,7 @@ export function compose(el, traces, pageLayout, forExport = false) {
   });
   if (!forExport) labels.push(...annotationsAsLabels(layout));
   if (images.length) layout.images = [...(layout.images || []), ...images];
-  roomForColourBars(layout, heatmaps, pageLayout);
+  roomForColourBars(layout, heatmaps, pageLayout, drawn, carriers);
   fixedAxisMargins(layout);
   wholeNumberHover(layout, drawn);
   tidyLogAxes(layout, drawn);
@@ -179,12 +179,35 @@ function wholeNumberHover(layout, drawn) {
   }
 }
 
-// Room on the right for a colour bar at the plot's right edge, from the start: Plotly would push
-// the margin out itself, but only after a first layout, and lays the axes out twice.
-function roomForColourBars(layout, heatmaps, pageLayout) {
-  const bars = heatmaps.filter((entry) => entry.colourBar && !(entry.colourBarX < 1));
-  if (!bars.length || pageLayout?.margin?.r > 0) return;
-  const digits = Math.max(...bars.map(({ colour }) => Math.max(...[colour.zmin, colour.zmax].map((v) => String(Number(v.toPrecision(3))).length))));
-  // the bar, about 0.62 em a digit (and a sign), the title turned beside it
-  layout.margin = { ...layout.margin, r: Math.round(textSize() * (0.62 * (digits + 1) + 3.6) + 10) };
+// Room on the right for the image heatmaps' colour bars at the plot's right edge, from the start,
+// measured as Plotly lays a bar out: its offset from the plot (the bar's x beyond 1), a pad, then
+// the wider of its title (at 1.2 times the text size, as Plotly writes titles) and the bar with its
+// tick labels beside it, and a pad.  The labels get
+// the room of five characters ("−0.25") at least, so that most moves keep the margin: a new margin
+// is a new layout of the whole plot (Plotly.react), where new tick labels alone are the heatmap
+// path's cheap update (updates.js).  Where these are the only colour bars, Plotly is told not to
+// push the margin out itself (autoexpand): it would measure each bar after drawing it and, when
+// its labels' width changed, lay the whole plot out a second time (a relabelled bar 27 ms instead
+// of 7 on /conventions).  Other colour bars (markers', labelled heatmaps') keep Plotly's push.
+const BAR_LABEL_AT_LEAST = "\u22120.25";
+const BAR_PAD = 10; // Plotly's colorbar.xpad
+const BAR_TICK_GAP = 6; // between the bar and its labels (3–5 px drawn)
+const BAR_SLACK = 6;
+
+function roomForColourBars(layout, heatmaps, pageLayout, drawn, carriers) {
+  if (pageLayout?.margin?.r > 0) return;
+  const size = textSize();
+  const plotWidth = layout.width - (layout.margin?.l || 0);
+  const needs = [];
+  heatmaps.forEach((entry, k) => {
+    if (!entry.colourBar || entry.colourBarX < 1) return;
+    const bar = drawn[carriers[k]].colorbar || {};
+    const words = (text, px = size) => textWidth(String(text ?? "").replace(/<[^>]*>/g, ""), px);
+    const labels = Math.max(words(BAR_LABEL_AT_LEAST), ...(bar.ticktext || []).map(words));
+    const offset = Math.max(0, (entry.colourBarX - 1) * plotWidth);
+    needs.push(offset + 2 * BAR_PAD + Math.max(words(titleText(bar.title), Math.round(size * 1.2)), (bar.thickness || 30) + BAR_TICK_GAP + labels) + BAR_SLACK);
+  });
+  if (!needs.length) return;
+  const otherBars = drawn.some((trace, i) => !carriers.includes(i) && (trace.marker?.showscale || (trace.type === "heatmap" && trace.showscale !== false)));
+  layout.margin = { ...layout.margin, r: Math.ceil(Math.max(...needs)), ...(otherBars ? {} : { autoexpand: false }) };
 }

@@ -54,7 +54,9 @@ export function panelGrid(el, count, gap = 0.1, minPanelWidth = 300) {
   const stacked = count > 1 && (isNarrowPlot(el) || el.clientWidth / count < minPanelWidth);
   el.classList.toggle("plot-stacked", stacked);
   el.style.height = stacked ? `${Math.round(el.clientWidth * 0.92 * count + 60)}px` : "";
-  const share = (i) => [i / count + (i ? gap / 2 : 0), (i + 1) / count - (i < count - 1 ? gap / 2 : 0)];
+  // equal shares, `gap` between neighbours (a middle panel is as wide as the outer ones)
+  const width = (1 - gap * (count - 1)) / count;
+  const share = (i) => [i * (width + gap), Math.min(1, i * (width + gap) + width)];
   return {
     stacked,
     x: Array.from({ length: count }, (_, i) => (stacked ? [0, 0.86] : share(i))),

@@ -88,8 +88,10 @@ export function heatmapSwap(el, figure, frames) {
   // What Plotly now holds: the new figure, except the carriers' corners.
   const traces = figure.traces.map((trace, i) => (figure.carriers.includes(i) ? { ...trace, x: last.traces[i].x, y: last.traces[i].y } : trace));
   remember(el, { traces, layout: figure.layout }, frames);
-  if (!bars.length && !Object.keys(layoutUpdate).length) return Promise.resolve(el);
-  return Plotly.update(el, traceUpdate, layoutUpdate, bars.length ? bars : undefined);
+  const relaid = Object.keys(layoutUpdate).length > 0;
+  // (Plotly.update costs 3–4 ms more than the relayout or restyle it combines, even with one half empty)
+  if (!bars.length) return relaid ? Plotly.relayout(el, layoutUpdate) : Promise.resolve(el);
+  return relaid ? Plotly.update(el, traceUpdate, layoutUpdate, bars) : Plotly.restyle(el, traceUpdate, bars);
 }
 
 // ---- curves and markers: points moved ---------------------------------------------------------------

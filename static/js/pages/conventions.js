@@ -100,10 +100,12 @@ function matrices(data) {
     ["half_permuted", "half on (q[P], k[P])"],
     ["half_raw", "half on raw (q, k): different"],
   ];
-  // One colour scale for the three matrices, so equal colours are equal scores.
+  // One colour scale for the three matrices, so equal colours are equal scores, centred on 0 (white
+  // is a zero score whatever the signs): the scale keeps its kind as the sliders move, and only its
+  // numbers change (the heatmap path's cheap update, not a new layout).
   const values = panels.flatMap(([key]) => data.scores[key].flat());
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
+  const largest = Math.max(...values.map(Math.abs));
+  const [lo, hi] = [-largest, largest];
   const grid = panelGrid("plot-matrices", panels.length);
   const idx = [...Array(data.seq_len).keys()];
   const traces = panels.map(([key, label], i) => ({
