@@ -8,7 +8,7 @@ change would lag by the sum of them.  Redraws are counted with Plotly's own even
 
 import pytest
 
-from tests.browser.helpers import ALL_PLOTS_DRAWN, draw_pending, nudge_slider, settle, snapshot, wait_for_data_change
+from tests.browser.helpers import ALL_PLOTS_DRAWN, draw_pending, nudge_slider, set_box, settle, snapshot, wait_for_data_change, wait_for_plot, wait_for_query
 
 pytestmark = pytest.mark.browser
 
@@ -174,3 +174,24 @@ def test_a_zoom_stays_through_a_move_and_a_double_click_gives_the_view_of_its_ad
     fresh.close()
     assert _close(reset, expected), (reset, expected)
     assert not _close(reset, zoomed)
+
+
+def test_a_heatmaps_axes_follow_every_move_of_its_length(page, base_url):
+    # Moves whose cheap update swaps the image and moves the axes, between moves that only relabel
+    # the colour bar: the axes span the new length each time (a library relayout once passed for the
+    # reader's zoom, and the axes stopped following at the first move).
+    page.goto(f"{base_url}/scores?seq_len=40")
+    wait_for_plot(page, "plot-scores")
+    for name, value, length in [("seq_len", "50", 50), ("head_dim", "48", 50), ("seq_len", "100", 100), ("head_dim", "40", 100), ("seq_len", "30", 30)]:
+        set_box(page, name, value)
+        wait_for_query(page, f"{name}={value}")
+        page.wait_for_function(
+            """(length) => {
+              const el = document.getElementById('plot-scores');
+              const x = el._fullLayout.xaxis.range, y = el._fullLayout.yaxis.range;
+              return x[0] === -0.5 && x[1] === length - 0.5 && y[0] === length - 0.5 && y[1] === -0.5;
+            }""",
+            arg=length,
+            timeout=5000,
+        )
+    assert not page.evaluate("() => document.getElementById('plot-scores')._userRanged?.size")

@@ -88,10 +88,13 @@ export function heatmapSwap(el, figure, frames) {
   // What Plotly now holds: the new figure, except the carriers' corners.
   const traces = figure.traces.map((trace, i) => (figure.carriers.includes(i) ? { ...trace, x: last.traces[i].x, y: last.traces[i].y } : trace));
   remember(el, { traces, layout: figure.layout }, frames);
-  const relaid = Object.keys(layoutUpdate).length > 0;
-  // (Plotly.update costs 3–4 ms more than the relayout or restyle it combines, even with one half empty)
-  if (!bars.length) return relaid ? Plotly.relayout(el, layoutUpdate) : Promise.resolve(el);
-  return relaid ? Plotly.update(el, traceUpdate, layoutUpdate, bars) : Plotly.restyle(el, traceUpdate, bars);
+  const paths = Object.keys(layoutUpdate);
+  // Plotly.update costs 3–4 ms more than the relayout or restyle it combines, even with one half
+  // empty; but a relayout that moves an axis would reach the page's zoom listener as the reader's
+  // zoom (draw.js: plotly_relayout), so axes move with Plotly.update, which reports itself apart.
+  if (!bars.length && !paths.length) return Promise.resolve(el);
+  if (!bars.length && !paths.some((path) => AXIS.test(path.split(".")[0]))) return Plotly.relayout(el, layoutUpdate);
+  return paths.length ? Plotly.update(el, traceUpdate, layoutUpdate, bars) : Plotly.restyle(el, traceUpdate, bars);
 }
 
 // ---- curves and markers: points moved ---------------------------------------------------------------
