@@ -237,20 +237,19 @@ def _heatmap_colour(page, plot_id, index=0):
     )
 
 
-def test_colour_scales_fit_the_data(page, base_url):
-    page.goto(f"{base_url}/scores")  # repeated content at the defaults: every score is negative
-    wait_for_plot(page, "plot-scores")
-    z = page.evaluate("() => document.getElementById('plot-scores')._shown[0].z.flat().filter((v) => v !== null)")
-    colour = _heatmap_colour(page, "plot-scores")
-    assert max(z) < 0 and colour["kind"] == "negative"
-    assert colour["zmax"] <= 0 and colour["zmin"] <= min(z) and colour["zmin"] >= 1.25 * min(z)
-    page.goto(f"{base_url}/scores?content=random")  # signs mixed: diverging, centred on 0
-    wait_for_plot(page, "plot-scores")
-    z = page.evaluate("() => document.getElementById('plot-scores')._shown[0].z.flat().filter((v) => v !== null)")
-    colour = _heatmap_colour(page, "plot-scores")
-    assert min(z) < 0 < max(z) and colour["kind"] == "diverging"
-    limit = max(-min(z), max(z))
-    assert colour["zmin"] == -colour["zmax"] and limit <= colour["zmax"] <= 1.25 * limit
+def test_signed_values_are_coloured_on_a_scale_centred_on_zero(page, base_url):
+    # Repeated content at the defaults: every score is negative; random content: signs mixed.  Both
+    # get the full blue-white-red scale from -m to m (white = 0), m the largest |score| rounded up a
+    # little, so that a slider moving the scores across 0 never changes the kind of scale.
+    for query in ("", "?content=random"):
+        page.goto(f"{base_url}/scores{query}")
+        wait_for_plot(page, "plot-scores")
+        z = page.evaluate("() => document.getElementById('plot-scores')._shown[0].z.flat().filter((v) => v !== null)")
+        colour = _heatmap_colour(page, "plot-scores")
+        assert (max(z) < 0) if not query else (min(z) < 0 < max(z))
+        limit = max(-min(z), max(z))
+        assert colour["kind"] == "diverging"
+        assert colour["zmin"] == -colour["zmax"] and limit <= colour["zmax"] <= 1.25 * limit
 
 
 # The colour scales as plotly.py lists them (plotly.colors): interpolated linearly, as a colour bar is.

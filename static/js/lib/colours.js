@@ -6,8 +6,11 @@
 // Okabe–Ito: distinguishable for the common forms of colour blindness.
 export const COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"];
 
-// Signed values (scores, sines).  The scale is chosen from the data: blue–white–red centred on 0
-// when the values straddle 0, one half of it (white to red, or blue to white) when they do not.
+// Signed values (scores, sines): blue–white–red centred on 0, from −m to m (m: the largest |value|,
+// rounded up), whatever the signs of the values drawn.  White is always a zero, and the scale keeps
+// its kind as a slider moves the values across 0: only its numbers change, which is the heatmap
+// path's cheap update (a scale that switched to one half of the ramp when every value had one sign
+// made Plotly lay out the whole plot again on 3 of 5 head_dim moves on /scores).
 export const DIVERGING = "signed";
 
 // Magnitudes: sequential and perceptually uniform.
@@ -84,14 +87,8 @@ export function colourRange(z, scale, zmin, zmax, fixed = false) {
   }
   if (!(lo <= hi)) return { scale: SCALES[scale === DIVERGING ? "diverging" : scale] || CIVIDIS, zmin: -1, zmax: 1, kind: "empty" };
   if (scale === DIVERGING) {
-    if (lo < 0 && hi > 0) {
-      const limit = niceCeil(Math.max(-lo, hi));
-      return { scale: SCALES.diverging, zmin: -limit, zmax: limit, kind: "diverging" };
-    }
-    const [a, b] = rounded(lo, hi);
-    return hi > 0 || lo === hi && lo >= 0
-      ? { scale: SCALES.positive, zmin: Math.max(0, a), zmax: b, kind: "positive" }
-      : { scale: SCALES.negative, zmin: a, zmax: Math.min(0, b), kind: "negative" };
+    const limit = niceCeil(Math.max(Math.abs(lo), Math.abs(hi))) || 1;
+    return { scale: SCALES.diverging, zmin: -limit, zmax: limit, kind: "diverging" };
   }
   const [a, b] = zmin !== undefined && zmax !== undefined ? [zmin, zmax] : rounded(lo, hi);
   return { scale: SCALES[scale] || CIVIDIS, zmin: a, zmax: b, kind: "sequential" };

@@ -100,12 +100,10 @@ function matrices(data) {
     ["half_permuted", "half on (q[P], k[P])"],
     ["half_raw", "half on raw (q, k): different"],
   ];
-  // One colour scale for the three matrices, so equal colours are equal scores, centred on 0 (white
-  // is a zero score whatever the signs): the scale keeps its kind as the sliders move, and only its
-  // numbers change (the heatmap path's cheap update, not a new layout).
+  // One colour scale for the three matrices, so equal colours are equal scores.
   const values = panels.flatMap(([key]) => data.scores[key].flat());
-  const largest = Math.max(...values.map(Math.abs));
-  const [lo, hi] = [-largest, largest];
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
   const grid = panelGrid("plot-matrices", panels.length);
   const idx = [...Array(data.seq_len).keys()];
   const traces = panels.map(([key, label], i) => ({
