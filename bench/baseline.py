@@ -119,17 +119,24 @@ def sliders(report, browser, bases: dict[str, str], names: list[str], moves: int
     return table + [""] + details, runs
 
 
-def dash_ratios(report, browser, base: str, moves: int, details: list[str]) -> None:
-    """The Dash comparison of the slider section, against the new tree."""
-    from bench.browser import measure_page
-    from bench.pages import _dash, _slider_details
+def dash_ratios(report, browser, bases: dict[str, str], moves: int, details: list[str]) -> None:
+    """The Dash comparison of the slider section, against the new tree; the old tree's /scores is
+    measured beside it (moves interleaved) and its ratio to Dash reported too, so that a ratio that
+    moved with the machine can be told from one the change moved."""
+    from bench.browser import measure_pages
+    from bench.pages import _dash, _fmt_ms, _slider_details
 
-    ours = {}
+    ours, old = {}, {}
+    selector = '#controls input[type=range][data-param="head_dim"]'
     for length in (64, 512):
-        selector = '#controls input[type=range][data-param="head_dim"]'
-        ours[length] = measure_page(browser, f"/scores?seq_len={length} (head_dim)", f"{base}/scores?seq_len={length}", [selector], max(moves, 30))
-        details += _slider_details(ours[length])
-    _dash(report, browser, ours, moves, details)
+        targets = [(f"/scores?seq_len={length} ({tree}, head_dim)", f"{bases[tree]}/scores?seq_len={length}") for tree in ("new", "old")]
+        ours[length], old[length] = measure_pages(browser, targets, [selector], max(moves, 30))
+        details += _slider_details(ours[length]) + _slider_details(old[length])
+    dash = _dash(report, browser, ours, moves, details)
+    for length, theirs in dash.items():
+        if old[length].latencies and theirs.latencies:
+            report.add("dash", f"Dash ÷ old tree, same view and run (L = {length}; old {_fmt_ms(old[length])})",
+                       f"{theirs.p(50) / old[length].p(50):.1f}× at p50 · {theirs.p(95) / old[length].p(95):.1f}× at p95", verdict="info")
 
 
 def navigation(report, browser, bases: dict[str, str], names: list[str], quick: bool, label: str) -> list[str]:
@@ -222,8 +229,8 @@ def run(report, ref: str, sections: list[str], moves: int = 30, quick: bool = Fa
                 out += ["#### Slider → redraw, old tree beside new (ms)", "", *lines, ""]
                 if not only or "scores" in only or "dash" in only:
                     dash_lines: list[str] = ["| page | slider | moves | latency |", "|---|---|---|---|"]
-                    dash_ratios(report, browser, new_base, moves, dash_lines)
-                    out += ["#### Dash comparison (new tree)", "", *dash_lines, ""]
+                    dash_ratios(report, browser, bases, moves, dash_lines)
+                    out += ["#### Dash comparison (new tree; the old one beside it)", "", *dash_lines, ""]
             if "navigation" in sections:
                 out += ["#### First plot when opening a lesson, old tree beside new (median ms)", "",
                         *navigation(report, browser, bases, names, quick, label), ""]

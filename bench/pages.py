@@ -103,15 +103,18 @@ def run(report: Report, moves: int = 30, quick: bool = False, only: list[str] | 
     return "\n".join(details)
 
 
-def _dash(report: Report, browser, ours: dict[int, PageRun], moves: int, details: list[str]) -> None:
+def _dash(report: Report, browser, ours: dict[int, PageRun], moves: int, details: list[str]) -> dict[int, PageRun]:
+    """The Dash app measured at each length and compared with `ours`; returns the Dash runs."""
+    dash_runs: dict[int, PageRun] = {}
     if not DASH_PYTHON.exists():
         report.add("dash", "Dash comparison", "bench/.venv-dash missing (make bench creates it)", verdict="error")
-        return
+        return dash_runs
     with dash_app() as dash_base:
         for length in (64, 512):
             print(f"[browser] Dash ?seq_len={length}", file=sys.stderr, flush=True)
             theirs = measure_page(browser, f"Dash L={length} (head_dim)", f"{dash_base}/?seq_len={length}", ["#head_dim"], max(moves, 30))
             details += _slider_details(theirs)
+            dash_runs[length] = theirs
             if theirs.problem or not theirs.latencies:
                 report.add("dash", f"Dash app, L = {length}", theirs.problem or "no redraw", verdict="error")
                 continue
@@ -133,3 +136,4 @@ def _dash(report: Report, browser, ours: dict[int, PageRun], moves: int, details
             )
             if math.isnan(ratio50):
                 report.note("Dash ratio could not be computed")
+    return dash_runs
