@@ -1,7 +1,8 @@
 // Each drawing path's own cheap update, tried before Plotly.react (draw.js):
-// - heatmapSwap: image heatmaps whose numbers, size or labels changed, nothing else: the images
-//   are swapped and moved, the axes' ranges and category ticks set, the colour bars relabelled,
-//   in one Plotly.update (1–20 ms where react lays the whole plot out again, 30–50 ms on /absolute);
+// - heatmapSwap: image heatmaps whose numbers or labels changed on a grid of the same extent,
+//   nothing else: the images are swapped, the axes' ranges and category ticks set, the colour bars
+//   relabelled, in one Plotly call (1–10 ms where react lays the whole plot out again, 30–50 ms
+//   on /absolute);
 // - pointsMove: curves and markers whose points moved (as many as before) and hover texts
 //   changed, nothing else: Plotly moves those traces and the axes without laying the plot out
 //   again (Plotly.animate without a redraw, its path for data that moves; with the page's
@@ -25,10 +26,20 @@ const IMAGE_MOVES = ["source", "x", "y", "sizex", "sizey"];
 const POINT_MOVES = ["x", "y"];
 
 // What only the hover label reads (the legend is the page's own: chrome.js): these may change
-// with the points; Plotly.animate stores them, and the next hover writes them.
+// with the points (and `text`, where the trace's mode does not write it: movesOf); Plotly.animate
+// stores them, and the next hover writes them.
 const HOVER_ONLY = ["name", "hovertemplate", "hovertext", "customdata"];
 
 const MOVES = [...POINT_MOVES, ...HOVER_ONLY];
+
+// A trace's text is for the hover alone unless its mode writes it on the plot.
+const movesOf = (trace) => (String(trace.mode || "").includes("text") ? MOVES : [...MOVES, "text"]);
+
+// Per-point marker colours (a point that changes class) change with the points: Plotly styles the
+// markers again after a move, and merges a frame's marker into the trace's (size and line stay).
+const MARKER_MOVES = ["color"];
+
+const markerFrame = (marker) => (marker && typeof marker === "object" ? without(marker, MARKER_MOVES) : marker);
 
 const without = (object, keys) => {
   const out = { ...object };
@@ -60,14 +71,15 @@ function axisChanges(el, layout, last, changes) {
 
 // ---- heatmaps: images swapped ---------------------------------------------------------------------
 //
-// A carrier (heatmap.js) keeps the corners it was drawn with: changing them is a full
-// recalculation, and they would matter to Plotly only if it autoscaled an axis, which it never
-// does here (the axes' ranges are explicit; a reset redraws with the page's: draw.js resetAxes).
+// A carrier (heatmap.js) whose corners moved (the grid has a new size) is Plotly.react's work:
+// Plotly recalculates the whole plot for a trace's new x or y whichever call carries it (12–15 ms
+// on /scores), and a carrier left at its old corners would no longer be the figure a fresh load
+// of the address gives Plotly.
 
 function heatmapFrame(figure) {
   const traces = figure.traces.map((trace, i) => {
     if (!figure.carriers.includes(i)) return trace;
-    const carrier = without(trace, ["x", "y"]);
+    const carrier = { ...trace };
     if (trace.colorbar) carrier.colorbar = without(trace.colorbar, ["tickvals", "ticktext"]);
     return carrier;
   });
@@ -85,9 +97,7 @@ export function heatmapSwap(el, figure, frames) {
   const traceUpdate = bars.length
     ? { "colorbar.tickvals": bars.map((i) => figure.traces[i].colorbar.tickvals), "colorbar.ticktext": bars.map((i) => figure.traces[i].colorbar.ticktext) }
     : {};
-  // What Plotly now holds: the new figure, except the carriers' corners.
-  const traces = figure.traces.map((trace, i) => (figure.carriers.includes(i) ? { ...trace, x: last.traces[i].x, y: last.traces[i].y } : trace));
-  remember(el, { traces, layout: figure.layout }, frames);
+  remember(el, { traces: figure.traces, layout: figure.layout }, frames);
   const paths = Object.keys(layoutUpdate);
   // Plotly.update costs 3–4 ms more than the relayout or restyle it combines, even with one half
   // empty; but a relayout that moves an axis would reach the page's zoom listener as the reader's
@@ -103,7 +113,13 @@ const movable = (trace) => (trace.type || "scatter") === "scatter";
 
 function pointsFrame(figure) {
   if (figure.heatmaps.length) return null;
-  const traces = figure.traces.map((trace) => (movable(trace) ? { ...without(trace, MOVES), points: [trace.x?.length, trace.y?.length], has: MOVES.filter((attr) => trace[attr] !== undefined) } : trace));
+  const traces = figure.traces.map((trace) => {
+    if (!movable(trace)) return trace;
+    const moves = movesOf(trace);
+    const frame = { ...without(trace, moves), points: [trace.x?.length, trace.y?.length], has: moves.filter((attr) => trace[attr] !== undefined) };
+    if (trace.marker) frame.marker = { ...markerFrame(trace.marker), has: MARKER_MOVES.filter((attr) => trace.marker[attr] !== undefined) };
+    return frame;
+  });
   return JSON.stringify([traces, layoutFrame(without(figure.layout, ["transition"]), [])]);
 }
 
@@ -118,7 +134,11 @@ export function pointsMove(el, figure, frames) {
   figure.traces.forEach((trace, i) => {
     if (!movable(trace)) return;
     const change = {};
-    for (const attr of MOVES) if (trace[attr] !== undefined && !same(trace[attr], last.traces[i][attr])) change[attr] = trace[attr];
+    for (const attr of movesOf(trace)) if (trace[attr] !== undefined && !same(trace[attr], last.traces[i][attr])) change[attr] = trace[attr];
+    for (const attr of MARKER_MOVES) {
+      const value = trace.marker?.[attr];
+      if (value !== undefined && !same(value, last.traces[i].marker?.[attr])) change.marker = { ...change.marker, [attr]: value };
+    }
     if (Object.keys(change).length) {
       moved.push(i);
       data.push(change);
