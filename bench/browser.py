@@ -178,6 +178,15 @@ FIRST_PLOT_IN_VIEW_JS = """() => {
 }"""
 
 
+def quiet_network(page) -> None:
+    """No /api/ request in flight or started for 500 ms.  Not Playwright's "networkidle": a heatmap's
+    blob: image whose request Chromium never reports as finished holds that state off for good on
+    some loads (tests/browser/helpers.py wait_for_quiet_api, which this is)."""
+    from tests.browser.helpers import wait_for_quiet_api
+
+    wait_for_quiet_api(page)
+
+
 def _open(browser, url: str):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     # Every measured move must reach the server and draw: the page's fetching of neighbouring
@@ -191,7 +200,7 @@ def _open(browser, url: str):
     )
     page.goto(url, wait_until="load")
     page.wait_for_function(READY_JS, timeout=30000)
-    page.wait_for_load_state("networkidle")
+    quiet_network(page)
     page.evaluate(FIRST_PLOT_IN_VIEW_JS)
     page.evaluate(INSTRUMENT_JS)
     return context, page, api_requests
@@ -293,7 +302,7 @@ def measure_pages(browser, targets: list[tuple[str, str]], slider_selectors: lis
         for run, item in zip(runs, opened):
             if item is None or not run.sliders:
                 continue
-            item[1].wait_for_load_state("networkidle")
+            quiet_network(item[1])
             _record_bytes(run, item[2])
             values = run.sliders[-1].latencies
             print(f"    {run.label} {name}: {len(values)} moves, p50 {percentile(values, 50) if values else math.nan:.1f} ms, "

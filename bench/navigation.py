@@ -21,7 +21,7 @@ from __future__ import annotations
 import statistics
 import sys
 
-from bench.browser import launch
+from bench.browser import launch, quiet_network
 
 FIRST_PLOT_INIT = """(() => {
   const mark = () => {
@@ -73,7 +73,7 @@ def next_lessons(browser, base: str, names: list[str], hover_ms: int) -> dict[st
 def _click_through(page, base: str, previous: str, name: str, hover_ms: int) -> float:
     page.goto(f"{base}/{previous}")
     _wait_first_plot(page)
-    page.wait_for_load_state("networkidle")
+    quiet_network(page)
     link = page.locator(f'.lesson-nav a[href="/{name}"]')
     if hover_ms:
         link.hover()
