@@ -257,8 +257,8 @@ def image_in_twin(image, arrays) -> bool:
 
 def corner_marks(content):
     """The traces of a plot that draw nothing and answer no hover, two points each, beside a layout
-    image: the corners the drawing library keeps for a heatmap drawn as an image (checked apart,
-    by test_image_heatmap_corner_marks_follow_a_resize)."""
+    image: the carrier the drawing library keeps in Plotly for a heatmap drawn as an image (checked
+    apart, by test_image_heatmap_corner_marks_follow_a_resize)."""
     return {i for i, t in enumerate(content["traces"]) if content["images"] and t["unseen"] and t["x"] and len(t["x"]) == 2}
 
 
@@ -404,9 +404,9 @@ def test_compare_heatmap_positions_24_to_40_moves_every_trace(pages, base_url):
 
 
 def test_image_heatmap_corner_marks_follow_a_resize(pages, base_url):
-    """The invisible trace an image heatmap keeps in Plotly (corner markers, or the transparent 2 × 2
-    heatmap carrying its colour bar) spans the new grid after a resize, as a fresh load's does:
-    /scores at 64 → 80 positions.  (The old library left them at the old size.)"""
+    """The invisible trace an image heatmap keeps in Plotly (a marker pair, or the transparent 2 × 2
+    heatmap carrying its colour bar) is after a resize what a fresh load of the new address gives
+    Plotly: /scores at 64 → 80 positions.  (The old library left it spanning the old grid.)"""
     moved, fresh = pages
     moved.goto(f"{base_url}/scores")
     settle(moved)

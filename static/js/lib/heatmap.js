@@ -132,6 +132,7 @@ function geometry(trace, layout) {
     rowsN, colsN, xs, ys, xEdges, yEdges,
     xReversed: reversed(xAxis), yReversed: reversed(yAxis),
     xGiven: Array.isArray(xAxis.range), yGiven: Array.isArray(yAxis.range),
+    xType: xAxis.type, yType: yAxis.type,
     xSpan: span(xEdges), ySpan: span(yEdges),
   };
 }
@@ -179,15 +180,21 @@ function axesOf(trace, g) {
   };
 }
 
+// (a log axis has no 0)
+const CARRIER_AT = { linear: [0, 1], log: [1, 10] };
+
 /**
- * The trace Plotly gets in the image's place: it spans the cells' corners (the axes keep their
- * extent) and shows nothing of its own.  With a colour bar it is a transparent 2 × 2 heatmap of
- * the image's lowest and highest value, on the image's scale, so that Plotly draws and lays out the
- * colour bar, its ticks and its title (pushing the margins to fit them); without one, an invisible
- * marker pair.
+ * The trace Plotly gets in the image's place, showing nothing of its own.  With a colour bar it is
+ * a transparent 2 × 2 heatmap of the image's lowest and highest value, on the image's scale, so
+ * that Plotly draws and lays out the colour bar, its ticks and its title; without one, an invisible
+ * marker pair.  It sits at the same two points (CARRIER_AT) whatever the grid: the axes' ranges
+ * come from the library (axesOf), never from Plotly's autoscale, and a trace whose x or y changed
+ * is a recalculation of the whole plot (12–15 ms on /relative's length sliders), where a grid of
+ * a new size is otherwise the heatmap path's cheap update (updates.js).
  */
 function carrierOf(trace, g, colour, layout) {
-  const base = { x: [...g.xSpan], y: [...g.ySpan], xaxis: trace.xaxis, yaxis: trace.yaxis, hoverinfo: "skip", showlegend: false };
+  const at = (type) => [...(CARRIER_AT[type] || CARRIER_AT.linear)];
+  const base = { x: at(g.xType), y: at(g.yType), xaxis: trace.xaxis, yaxis: trace.yaxis, hoverinfo: "skip", showlegend: false };
   if (trace.showscale === false) return { ...base, type: "scatter", mode: "markers", marker: { size: 1, opacity: 0, color: "#000" } };
   // Plotly recalculates and redraws the whole plot when a heatmap's zmin or zmax changes (12–16 ms
   // here on /scores) but only the colour bar when its tick labels do (4–6 ms): so the carrier keeps
@@ -208,8 +215,9 @@ function carrierOf(trace, g, colour, layout) {
     zauto: false,
     colorscale: plotlyScale(colour.scale),
     showscale: true,
+    // (ticklabeloverflow: as on the axes, compose.js fixedAxisMargins)
     colorbar: merge(
-      { thickness: isPresenter() ? 24 : 14, len: 1, outlinewidth: 0, ticklabelposition: "outside bottom", title: { side: "top" } },
+      { thickness: isPresenter() ? 24 : 14, len: 1, outlinewidth: 0, ticklabelposition: "outside bottom", ticklabeloverflow: "allow", title: { side: "top" } },
       { ...(trace.colorbar || {}), tickmode: "array", tickvals: ticks.map((v) => (v - colour.zmin) / span), ticktext: ticks.map((v) => tickLabel(v, step)) },
     ),
   };

@@ -71,10 +71,8 @@ function axisChanges(el, layout, last, changes) {
 
 // ---- heatmaps: images swapped ---------------------------------------------------------------------
 //
-// A carrier (heatmap.js) whose corners moved (the grid has a new size) is Plotly.react's work:
-// Plotly recalculates the whole plot for a trace's new x or y whichever call carries it (12–15 ms
-// on /scores), and a carrier left at its old corners would no longer be the figure a fresh load
-// of the address gives Plotly.
+// A grid of a new size moves the images and the axes' ranges and ticks; the carriers (heatmap.js)
+// stay where they are, so Plotly recalculates nothing.
 
 function heatmapFrame(figure) {
   const traces = figure.traces.map((trace, i) => {
