@@ -1,5 +1,5 @@
 import { axisName } from "./axes.js";
-import { richText } from "./layout.js";
+import { isPresenter, richText, textWidth } from "./layout.js";
 
 // ---- text in the plot as HTML ------------------------------------------------------------------
 //
@@ -87,10 +87,12 @@ export function showLabels(el, labels) {
   }
   const nodes = [...layer.children];
   nodes.slice(labels.length).forEach((node) => node.remove());
+  const positions = [];
   labels.forEach((label, i) => {
     const node = nodes[i] || layer.appendChild(document.createElement("span"));
     const x = labelPixel(full, label.xref, label.x, "x", label.log) + label.shift[0];
     const y = labelPixel(full, label.yref, label.y, "y", label.log) + label.shift[1];
+    positions.push(x);
     const html = richText(label.text);
     if (node.innerHTML !== html) node.innerHTML = html;
     node.hidden = !Number.isFinite(x) || !Number.isFinite(y);
@@ -100,17 +102,33 @@ export function showLabels(el, labels) {
     node.style.fontSize = label.size ? `${label.size}px` : "";
     node.style.background = label.background || "";
   });
-  keepInside(layer, labels);
+  keepInside(layer, labels, positions, full.width);
 }
 
-// A level label that would run past the plot's left or right edge (a note centred on a narrow band)
-// is moved sideways until it fits.
-function keepInside(layer, labels) {
+// A label that would run past the plot's left or right edge (a note centred on a narrow band) is
+// moved sideways until it fits.  Measuring a label's box makes the browser lay the page out at that
+// moment (5 ms a draw on /conventions), so only labels whose estimated box (the text's width at
+// the labels' size, a fifth and an em more) comes near an edge are measured.
+const LABEL_SIZE = () => (isPresenter() ? 23 : 13); // (as app.css sets .plot-labels > span)
+
+const ANCHOR_SHARE = { left: 0, center: 0.5, right: 1 };
+
+function nearAnEdge(label, x, width) {
+  const size = label.size || LABEL_SIZE();
+  const lines = String(label.text ?? "").split(/<br\s*\/?>/i).map((line) => line.replace(/<[^>]*>/g, ""));
+  const wide = 1.2 * Math.max(...lines.map((line) => textWidth(line, size))) + size;
+  const left = x - wide * (ANCHOR_SHARE[label.xanchor] ?? 0.5);
+  return !(left > 0 && left + wide < width);
+}
+
+function keepInside(layer, labels, positions, width) {
+  const nodes = [...layer.children];
+  const near = nodes.filter((node, i) => !node.hidden && !labels[i]?.angle && nearAnEdge(labels[i], positions[i], width));
+  if (!near.length) return;
   const bounds = layer.getBoundingClientRect();
-  [...layer.children].forEach((node, i) => {
-    if (node.hidden || labels[i]?.angle) return;
+  for (const node of near) {
     const box = node.getBoundingClientRect();
     const shift = box.width > bounds.width ? 0 : Math.min(0, bounds.right - box.right) + Math.max(0, bounds.left - box.left);
     if (shift) node.style.transform += ` translateX(${shift.toFixed(1)}px)`;
-  });
+  }
 }
