@@ -2,7 +2,7 @@ import { axisName, fixRanges, tidyLogAxes } from "./axes.js";
 import { legendItems } from "./chrome.js";
 import { imageHeatmap, nativeHeatmap } from "./heatmap.js";
 import { annotationLabel, placeholder, traceLabels } from "./labels.js";
-import { baseLayout, merge, textSize, textWidth, titleText } from "./layout.js";
+import { baseLayout, merge, plotSize, textSize, textWidth, titleText } from "./layout.js";
 
 // A line, marker or bar trace reaches Plotly as the page wrote it (name, hover template and
 // texts included): Plotly draws its hover label.  Bar text the page did not place is for the
@@ -48,8 +48,9 @@ export function compose(el, traces, pageLayout, forExport = false) {
   layout.showlegend = false;
   layout.autosize = false;
   if (el._resets) layout.uirevision = `${layout.uirevision}:${el._resets}`;
-  layout.width = Math.max(200, Math.round(el.clientWidth || 600));
-  layout.height = Math.max(160, Math.round(el.clientHeight || 420));
+  const size = plotSize(el);
+  layout.width = Math.max(200, Math.round(size.width || 600));
+  layout.height = Math.max(160, Math.round(size.height || 420));
   const hidden = el._hiddenTraces || new Set();
   // (an exported picture has Plotly's legend, which shows the names whole)
   const nameLimit = forExport ? Infinity : Math.max(16, Math.floor(layout.width / textSize()));

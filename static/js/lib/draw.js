@@ -18,7 +18,7 @@ import { compose } from "./compose.js";
 import { exportFigure } from "./exports.js";
 import { attachHover } from "./heatmap.js";
 import { showLabels } from "./labels.js";
-import { isPresenter, titleText } from "./layout.js";
+import { isPresenter, onPlotResize, plotSize, titleText } from "./layout.js";
 import { keepUnchanged, same } from "./same.js";
 import { framesOf, heatmapSwap, pointsMove, remember } from "./updates.js";
 
@@ -53,7 +53,8 @@ const SHARP_BELOW = 400;
  * a change then redraws only the plots it changes.
  */
 function paint(el, traces, layout, force = false) {
-  const asked = { traces, layout, size: [el.clientWidth, el.clientHeight, isPresenter()] };
+  const { width, height } = plotSize(el);
+  const asked = { traces, layout, size: [width, height, isPresenter()] };
   if (!force && el.data && el._asked && same(el._asked, asked)) {
     showChrome(el, titleText(layout.title), legendItems(traces, layout), () => repaint(el));
     return Promise.resolve(el);
@@ -83,7 +84,6 @@ function paint(el, traces, layout, force = false) {
   });
   if (first) {
     watch(el);
-    followSize(el);
     quietModeBar(el);
     // An axis the reader zoomed or panned keeps that range through later redraws; a reset (double
     // click, the reset button) gives it back to the data.
@@ -136,32 +136,15 @@ function quietModeBar(el) {
 
 // ---- sizes that follow the container ------------------------------------------------------------
 
-let resizeObserver = null;
-
-const sizes = new WeakMap();
-
-function followSize(el) {
-  if (typeof ResizeObserver === "undefined") return;
-  if (!resizeObserver) {
-    resizeObserver = new ResizeObserver((entries) => {
-      for (const entry of entries) {
-        const el = entry.target;
-        const width = Math.round(el.clientWidth);
-        const height = Math.round(el.clientHeight);
-        const last = sizes.get(el);
-        sizes.set(el, [width, height]);
-        if (!last || (last[0] === width && last[1] === height) || !el._lastDraw) continue;
-        // the page is about to draw every figure for its new width (page.js redrawWhenPanelsRestack)
-        if (el.closest("[data-restacking]")) continue;
-        const { traces, layout } = el._lastDraw;
-        if (inView.get(el) === false) pending.set(el, { traces, layout });
-        else paint(el, traces, layout, true);
-      }
-    });
-  }
-  sizes.set(el, [Math.round(el.clientWidth), Math.round(el.clientHeight)]);
-  resizeObserver.observe(el);
-}
+// A plot that changed size is drawn again at its new size (layout.js keeps the sizes).
+onPlotResize((el) => {
+  if (!el._lastDraw) return;
+  // the page is about to draw every figure for its new width (page.js redrawWhenPanelsRestack)
+  if (el.closest("[data-restacking]")) return;
+  const { traces, layout } = el._lastDraw;
+  if (inView.get(el) === false) pending.set(el, { traces, layout });
+  else paint(el, traces, layout, true);
+});
 
 // ---- plots out of view wait -------------------------------------------------------------------------
 //

@@ -17,7 +17,54 @@ function isNarrow() {
 /** True when the plot is too narrow for panels side by side (a phone). */
 export function isNarrowPlot(el) {
   if (typeof el === "string") el = document.getElementById(el);
-  return Boolean(el) && el.clientWidth < 600;
+  return Boolean(el) && plotSize(el).width < 600;
+}
+
+// ---- plot sizes ----------------------------------------------------------------------------------
+//
+// A plot's size as the browser last laid it out, kept up to date by a ResizeObserver.  Reading
+// clientWidth after another plot's redraw changed the page makes the browser lay the whole page out
+// there and then (3 ms a move on /conventions and /mrope, which draw several plots in turn); the
+// observer reads the same numbers once the browser has laid the page out anyway, before it paints.
+
+const sizes = new WeakMap(); // element → {width, height}
+const resizeListeners = [];
+let sizeObserver = null;
+
+const measure = (el) => ({ width: el.clientWidth, height: el.clientHeight });
+
+/** The plot's {width, height} in CSS pixels (clientWidth, clientHeight as last laid out). */
+export function plotSize(el) {
+  if (typeof el === "string") el = document.getElementById(el);
+  if (typeof ResizeObserver === "undefined") return measure(el);
+  let size = sizes.get(el);
+  if (!size) {
+    size = measure(el);
+    sizes.set(el, size);
+    sizeObserver ||= new ResizeObserver((entries) => {
+      for (const { target } of entries) {
+        const last = sizes.get(target);
+        const now = measure(target); // (laid out already: the observer runs after layout)
+        sizes.set(target, now);
+        if (last && (last.width !== now.width || last.height !== now.height)) resizeListeners.forEach((listener) => listener(target));
+      }
+    });
+    sizeObserver.observe(el);
+  }
+  return size;
+}
+
+/** Call `listener(el)` when a plot whose size was asked for changes size. */
+export function onPlotResize(listener) {
+  resizeListeners.push(listener);
+}
+
+/** A plot's height in px (null: the stylesheet's); its size is read anew when this changed it. */
+export function setPlotHeight(el, px) {
+  const value = px === null ? "" : `${px}px`;
+  if (el.style.height === value) return;
+  el.style.height = value;
+  sizes.delete(el);
 }
 
 /**
@@ -51,9 +98,10 @@ export function squarePanels(grid, square, captions, { captionAt = "bottom" } = 
  */
 export function panelGrid(el, count, gap = 0.1, minPanelWidth = 300) {
   if (typeof el === "string") el = document.getElementById(el);
-  const stacked = count > 1 && (isNarrowPlot(el) || el.clientWidth / count < minPanelWidth);
+  const { width: wide } = plotSize(el);
+  const stacked = count > 1 && (wide < 600 || wide / count < minPanelWidth);
   el.classList.toggle("plot-stacked", stacked);
-  el.style.height = stacked ? `${Math.round(el.clientWidth * 0.92 * count + 60)}px` : "";
+  setPlotHeight(el, stacked ? Math.round(wide * 0.92 * count + 60) : null);
   // equal shares, `gap` between neighbours (a middle panel is as wide as the outer ones)
   const width = (1 - gap * (count - 1)) / count;
   const share = (i) => [i * (width + gap), Math.min(1, i * (width + gap) + width)];

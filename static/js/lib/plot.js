@@ -8,7 +8,7 @@
 //   exports.js  a plot as PNG or SVG
 
 export { draw, flushAll, shownTraces } from "./draw.js";
-export { baseLayout, isNarrowPlot, isPresenter, lineWidth, panelGrid, richText, sized, squarePanels, textSize, textWidth } from "./layout.js";
+export { baseLayout, isNarrowPlot, isPresenter, lineWidth, panelGrid, plotSize, richText, setPlotHeight, sized, squarePanels, textSize, textWidth } from "./layout.js";
 export { axis, belowCorner, offAxis } from "./axes.js";
 export { COLORS, DIVERGING, SEQUENTIAL, clipLimit, colourRange, dominatedLimit, narrowSpread, spreadPercent } from "./colours.js";
 export { fmt } from "./numbers.js";

@@ -1,7 +1,7 @@
 // Absolute encodings: sinusoidal table, PE·PEᵀ, the shift matrix M_k, a learned table, and ‖x + p_m‖.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, clipLimit, draw, fmt, isNarrowPlot, lineWidth, panelGrid, sized } from "../lib/plot.js";
+import { COLORS, DIVERGING, axis, clipLimit, draw, fmt, isNarrowPlot, lineWidth, panelGrid, plotSize, sized } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 
 function heat(z, extra = {}) {
@@ -96,7 +96,7 @@ startPage({
     // The grey band of positions without a row is labelled where it is tall enough for its words (on
     // two lines on a phone, where one would run over the y ticks); the title names them in any case.
     const narrowLearned = isNarrowPlot("plot-learned");
-    const bandPixels = missing ? ((data.seq_len - data.max_len) / data.seq_len) * (document.getElementById("plot-learned").clientHeight - sized(80, 150)) : 0;
+    const bandPixels = missing ? ((data.seq_len - data.max_len) / data.seq_len) * (plotSize("plot-learned").height - sized(80, 150)) : 0;
     const bandLabel = bandPixels >= sized(16, 28) * (narrowLearned ? 2 : 1) + 4;
     draw(
       "plot-learned",

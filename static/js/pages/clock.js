@@ -4,7 +4,7 @@
 // pausing or stepping writes it with pushState.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, draw, isPresenter, lineWidth, panelGrid, sized, squarePanels, textSize } from "../lib/plot.js";
+import { COLORS, draw, isPresenter, lineWidth, panelGrid, plotSize, setPlotHeight, sized, squarePanels, textSize } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 
 
@@ -29,7 +29,7 @@ function dialPixels() {
 
 function layoutGrid(hands) {
   const el = document.getElementById("plot-clock");
-  const fit = Math.floor((el?.clientWidth || 900) / dialPixels());
+  const fit = Math.floor((el ? plotSize(el).width : 900) / dialPixels());
   const columns = Math.max(2, Math.min(16, fit, Math.ceil(Math.sqrt(2 * hands)) + 4));
   const rows = Math.ceil(hands / columns);
   const centres = [];
@@ -97,9 +97,9 @@ function drawClock(data, position) {
   const el = document.getElementById("plot-clock");
   // As tall as the rows of dials need at the width they get (the dials are round: equal axis scales).
   // (and, on a projector, at least 60% of the window, like every plot there)
-  const natural = Math.round(20 + (rows * 1.25 + 0.1) * ((el.clientWidth - 20) / columns));
+  const natural = Math.round(20 + (rows * 1.25 + 0.1) * ((plotSize(el).width - 20) / columns));
   const height = isPresenter() ? Math.max(natural, Math.round(0.62 * window.innerHeight)) : natural;
-  if (el.style.height !== `${height}px`) el.style.height = `${height}px`;
+  setPlotHeight(el, height);
   draw("plot-clock", clockTraces(data, position), {
     title: { text: `Position m = ${position}: ${data.hands} hands (label: pair j · period in tokens)` },
     xaxis: { visible: false, range: [-0.6, columns - 0.4], fixedrange: true },
@@ -286,7 +286,8 @@ function drawAlias(data) {
   // A label needs about two digits' width (and a line's height) of clear space: in the dial's units,
   // where the panel's smaller side spans the axis range of 3.2.
   const el = document.getElementById("plot-alias");
-  const side = Math.min(el.clientWidth * (grid.x[0][1] - grid.x[0][0]), el.clientHeight * (grid.y[0][1] - grid.y[0][0])) - 20;
+  const { width, height } = plotSize(el);
+  const side = Math.min(width * (grid.x[0][1] - grid.x[0][0]), height * (grid.y[0][1] - grid.y[0][0])) - 20;
   const room = (textSize() * 1.9 * 3.2) / Math.max(side, 100);
   const labels = [
     `fast hand θ ${equals(fast.theta, 6)} (period ${approx(fast.period, 4)})`,

@@ -1,7 +1,7 @@
 // Every family on one offset axis, and their score / bias matrices side by side.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, SEQUENTIAL, axis, dominatedLimit, draw, fmt, isNarrowPlot, lineWidth, narrowSpread, panelGrid, sized, spreadPercent } from "../lib/plot.js";
+import { COLORS, DIVERGING, SEQUENTIAL, axis, dominatedLimit, draw, fmt, isNarrowPlot, lineWidth, narrowSpread, panelGrid, plotSize, setPlotHeight, sized, spreadPercent } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 
 
@@ -59,7 +59,7 @@ function drawOffsets(data) {
   const narrow = isNarrowPlot(el);
   // A band above each panel for its title, as tall as a line of text: the title never covers a curve.
   const margin = { t: sized(8, 12), b: sized(56, 96) };
-  const inner = Math.max(200, el.clientHeight - margin.t - margin.b);
+  const inner = Math.max(200, plotSize(el).height - margin.t - margin.b);
   const titleBand = sized(20, 34) / inner;
   const gap = sized(10, 16) / inner;
   const height = (1 - n * titleBand - gap * (n - 1)) / n;
@@ -133,7 +133,8 @@ function drawHeatmaps(data) {
   const layout = { annotations: [], margin: { l: 10, r: 10, t: 10, b: 10 } };
   // Three matrices a row on a wide screen, two on a phone; the plot as tall as its rows of squares.
   const el = document.getElementById("plot-heatmaps");
-  const cols = el.clientWidth < 600 ? 2 : 3;
+  const { width } = plotSize(el);
+  const cols = width < 600 ? 2 : 3;
   const rows = Math.ceil(data.families.length / cols);
   const extents = Object.fromEntries(data.families.map((family) => {
     const values = data.heatmaps[family].flat().filter((v) => v !== null && Number.isFinite(v));
@@ -142,9 +143,9 @@ function drawHeatmaps(data) {
   // A constant matrix says its one value on a second line under its name.
   const twoLines = data.families.some((family) => family !== "nope" && extents[family][0] === extents[family][1]);
   const label = sized(24, 34) * (twoLines ? 2 : 1);
-  const cell = el.clientWidth / cols;
+  const cell = width / cols;
   const height = Math.round(rows * (cell + label) + 20);
-  if (el.style.height !== `${height}px`) el.style.height = `${height}px`;
+  setPlotHeight(el, height);
   const rowShare = (cell + label) / (height - 20);
   data.families.forEach((family, i) => {
     const z = data.heatmaps[family];
@@ -162,7 +163,7 @@ function drawHeatmaps(data) {
     const row = Math.floor(i / cols);
     const col = i % cols;
     // Each matrix has its own colour bar (its numbers) at its right, inside its column.
-    const bar = sized(70, 104) / el.clientWidth;
+    const bar = sized(70, 104) / width;
     const x0 = col / cols + 0.02;
     const x1 = (col + 1) / cols - 0.01 - bar;
     const y1 = 1 - row * rowShare - label / (height - 20);
@@ -177,7 +178,7 @@ function drawHeatmaps(data) {
       colorscale: DIVERGING,
       ...(dominated ? { zmin: -dominated.limit, zmax: dominated.limit, zauto: false } : {}),
       // as tall as the square the matrix is drawn in (the narrower of its two domains)
-      colorbar: { x: x1 + 0.005, xanchor: "left", y: (y0 + y1) / 2, len: Math.min((x1 - x0) * (el.clientWidth - 20), (y1 - y0) * (height - 20)) / (height - 20) },
+      colorbar: { x: x1 + 0.005, xanchor: "left", y: (y0 + y1) / 2, len: Math.min((x1 - x0) * (width - 20), (y1 - y0) * (height - 20)) / (height - 20) },
       hoverongaps: false,
       hovertemplate: `${titles[family]}<br>query %{y}, key %{x}<br>%{z:.5g}<extra></extra>`,
     });

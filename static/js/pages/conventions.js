@@ -1,7 +1,7 @@
 // Conventions: the interleaved→half permutation as a wiring diagram, and three score matrices.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, draw, fmt, lineWidth, panelGrid, sized } from "../lib/plot.js";
+import { COLORS, DIVERGING, draw, fmt, lineWidth, panelGrid, plotSize, sized } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 
 function pairRows(data) {
@@ -52,7 +52,7 @@ function wiring(data) {
   // Dots no wider than the room each dimension has, so 64 or 128 of them stay apart (a projector's
   // doubled size would run them together).
   const margin = sized(110, 175);
-  const room = ((document.getElementById("plot-wiring")?.clientWidth || 800) - margin - 30) / d;
+  const room = ((plotSize("plot-wiring").width || 800) - margin - 30) / d;
   const dot = Math.max(3, Math.min(lineWidth(4) * 2, Math.floor(room * 0.8)));
   const pairOf = (c) => (c < r ? `pair ${Math.floor(c / 2)}` : "pass-through");
   traces.push({

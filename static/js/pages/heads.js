@@ -1,7 +1,7 @@
 // Real heads: SmolLM2-135M's attention pattern, pair energy, offset scores, head classes and surgery.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, SEQUENTIAL, axis, draw, sized, textSize } from "../lib/plot.js";
+import { COLORS, SEQUENTIAL, axis, draw, plotSize, sized, textSize } from "../lib/plot.js";
 import { fmt, out } from "../lib/numbers.js";
 
 // A tick label is "index token", cut to what the fixed left margin holds beside the axis title
@@ -25,10 +25,10 @@ function drawPattern(id, data, z, title) {
   const el = document.getElementById(id);
   const index = data.tokens.map((_, i) => i);
   // The plot area is the element less the layout's margins: about 8 lines of text across, 6 down.
-  const rows = tokenTicks(el, data.tokens, (node) => node.clientHeight - textSize() * 6);
+  const rows = tokenTicks(el, data.tokens, (node) => plotSize(node).height - textSize() * 6);
   // Across, the key axis numbers its tokens (the rows name them): each number gets four characters.
   const size = textSize();
-  const across = Math.max(2, Math.floor((el.clientWidth - size * 8) / (size * 2.4)));
+  const across = Math.max(2, Math.floor((plotSize(el).width - size * 8) / (size * 2.4)));
   const stride = Math.max(1, Math.ceil(data.tokens.length / across));
   const colVals = index.filter((i) => i % stride === 0);
   const cols = { tickmode: "array", tickvals: colVals, ticktext: colVals.map(String) };

@@ -2,7 +2,7 @@
 // score between two patches depends on.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, SEQUENTIAL, axis, baseLayout, draw, fmt, isPresenter, lineWidth, narrowSpread, offAxis, panelGrid, spreadPercent, textSize, textWidth } from "../lib/plot.js";
+import { COLORS, SEQUENTIAL, axis, baseLayout, draw, fmt, isPresenter, lineWidth, narrowSpread, offAxis, panelGrid, plotSize, spreadPercent, textSize, textWidth } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 
 const AXIS_COLOR = { t: COLORS[0], h: COLORS[1], w: COLORS[2] };
@@ -73,7 +73,7 @@ function drawPatches(data) {
   // to fit, to 5 px on a phone); otherwise the cells stay plain and the title says where the triples are.
   const size = isPresenter() ? 18 : textSize();
   const base = baseLayout();
-  const width = document.getElementById("plot-patches")?.clientWidth || 600;
+  const width = plotSize("plot-patches").width || 600;
   const cell = (width - base.margin.l - (size * 6 + 40)) / data.grid_w; // the colour bar and its names on the right
   const widest = Math.max(...text.flat().map((triple) => textWidth(triple, size, base.font.family)));
   const written = data.grid_h * data.grid_w <= 144 && widest + 8 <= cell;

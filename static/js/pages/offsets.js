@@ -1,7 +1,7 @@
 // Score against offset: per-column min/max envelopes of s(Δ) for each base, marks where one hand returns.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth, offAxis, sized, textWidth } from "../lib/plot.js";
+import { COLORS, axis, draw, lineWidth, offAxis, plotSize, sized, textWidth } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 
 
@@ -72,7 +72,7 @@ function andList(items) {
 function returnLabels(el, marks, spacing, xRange) {
   const size = LABEL_SIZE();
   const sides = SIDES();
-  const width = Math.max(100, el.clientWidth - sides.l - sides.r);
+  const width = Math.max(100, plotSize(el).width - sides.l - sides.r);
   const family = getComputedStyle(el).fontFamily || "sans-serif";
   const where = (delta) => {
     const at = spacing === "log" ? Math.log10(delta) : delta;

@@ -1,7 +1,7 @@
 // Transformer-XL: the four score terms, their sum, term d by distance and c by key, and R.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, draw, fmt, panelGrid, textSize } from "../lib/plot.js";
+import { COLORS, DIVERGING, axis, draw, fmt, panelGrid, plotSize, setPlotHeight, textSize } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 
 const maxAbs = (rows) => rows.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
@@ -37,9 +37,10 @@ function drawTerms(data) {
   };
   // Two by two on a wide screen, one column on a phone; the plot as tall as its rows of squares.
   const el = document.getElementById("plot-terms");
-  const cols = el.clientWidth < 600 ? 1 : 2;
+  const { width } = plotSize(el);
+  const cols = width < 600 ? 1 : 2;
   const rows = Math.ceil(TERMS.length / cols);
-  el.style.height = `${Math.round((el.clientWidth / cols) * rows * 0.95 + 60)}px`;
+  setPlotHeight(el, Math.round((width / cols) * rows * 0.95 + 60));
   TERMS.forEach((term, n) => {
     const suffix = n === 0 ? "" : String(n + 1);
     const col = n % cols;
@@ -64,7 +65,7 @@ function drawTerms(data) {
     layout[`yaxis${suffix}`] = axis(col === 0 ? "query i" : "", { domain: [y0, y1], anchor: `x${suffix}`, autorange: "reversed" });
     // A panel's label says what to look for when it fits above the panel; the title says it too.
     const labelSize = textSize();
-    const fits = term.short.length * labelSize * 0.55 < el.clientWidth * (x1 - x0) * 0.85;
+    const fits = term.short.length * labelSize * 0.55 < width * (x1 - x0) * 0.85;
     const text = fits ? term.short : `(${term.key})`;
     layout.annotations.push({ text, xref: "paper", yref: "paper", x: (x0 + x1) / 2, y: y1 + 0.005, xanchor: "center", yanchor: "bottom", showarrow: false });
   });
