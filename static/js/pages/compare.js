@@ -143,10 +143,15 @@ function drawHeatmaps(data) {
   // A constant matrix says its one value on a second line under its name.
   const twoLines = data.families.some((family) => family !== "nope" && extents[family][0] === extents[family][1]);
   const label = sized(24, 34) * (twoLines ? 2 : 1);
-  const cell = width / cols;
-  const height = Math.round(rows * (cell + label) + 20);
+  // Each matrix is a square as wide as its column less its colour bar; a row is that square, its
+  // caption and a gap, so the caption sits on the square (a row as tall as the column is wide left
+  // the square floating in the middle of it, its caption far above).
+  const bar = sized(70, 104) / width;
+  const side = (1 / cols - 0.03 - bar) * (width - 20);
+  const rowPixels = side + label + sized(12, 18);
+  const height = Math.round(rows * rowPixels + 20);
   setPlotHeight(el, height);
-  const rowShare = (cell + label) / (height - 20);
+  const rowShare = rowPixels / (height - 20);
   data.families.forEach((family, i) => {
     const z = data.heatmaps[family];
     const [lo, hi] = extents[family];
@@ -163,11 +168,10 @@ function drawHeatmaps(data) {
     const row = Math.floor(i / cols);
     const col = i % cols;
     // Each matrix has its own colour bar (its numbers) at its right, inside its column.
-    const bar = sized(70, 104) / width;
     const x0 = col / cols + 0.02;
     const x1 = (col + 1) / cols - 0.01 - bar;
     const y1 = 1 - row * rowShare - label / (height - 20);
-    const y0 = Math.max(0, y1 - rowShare + label / (height - 20) + 0.01);
+    const y0 = Math.max(0, y1 - side / (height - 20));
     traces.push({
       type: "heatmap",
       z: z.map((r) => [...r]),
