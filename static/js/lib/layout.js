@@ -24,8 +24,9 @@ export function isNarrowPlot(el) {
 //
 // A plot's size as the browser last laid it out, kept up to date by a ResizeObserver.  Reading
 // clientWidth after another plot's redraw changed the page makes the browser lay the whole page out
-// there and then (3 ms a move on /conventions and /mrope, which draw several plots in turn); the
+// there and then (3 ms of a move on /conventions and /mrope, which draw several plots in turn); the
 // observer reads the same numbers once the browser has laid the page out anyway, before it paints.
+// (Plotly's own text measuring still lays the page out once per plot redrawn after another.)
 
 const sizes = new WeakMap(); // element → {width, height}
 const resizeListeners = [];
