@@ -100,7 +100,7 @@ export function squarePanels(grid, square, captions, { captionAt = "bottom" } = 
 export function panelGrid(el, count, gap = 0.1, minPanelWidth = 300) {
   if (typeof el === "string") el = document.getElementById(el);
   const { width: wide } = plotSize(el);
-  const stacked = count > 1 && (wide < 600 || wide / count < minPanelWidth);
+  const stacked = count > 1 && (isNarrowPlot(el) || wide / count < minPanelWidth);
   el.classList.toggle("plot-stacked", stacked);
   setPlotHeight(el, stacked ? Math.round(wide * 0.92 * count + 60) : null);
   // equal shares, `gap` between neighbours (a middle panel is as wide as the outer ones)

@@ -181,8 +181,8 @@ function drawHeatmaps(data) {
       yaxis: `y${suffix}`,
       colorscale: DIVERGING,
       ...(dominated ? { zmin: -dominated.limit, zmax: dominated.limit, zauto: false } : {}),
-      // as tall as the square the matrix is drawn in (the narrower of its two domains)
-      colorbar: { x: x1 + 0.005, xanchor: "left", y: (y0 + y1) / 2, len: Math.min((x1 - x0) * (width - 20), (y1 - y0) * (height - 20)) / (height - 20) },
+      // as tall as the square the matrix is drawn in
+      colorbar: { x: x1 + 0.005, xanchor: "left", y: (y0 + y1) / 2, len: y1 - y0 },
       hoverongaps: false,
       hovertemplate: `${titles[family]}<br>query %{y}, key %{x}<br>%{z:.5g}<extra></extra>`,
     });
