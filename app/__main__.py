@@ -20,7 +20,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument(
         "--request-timeout", type=float, default=None,
-        help=f"seconds a client has to send a whole request before its connection is closed (default {settings.REQUEST_TIMEOUT_SECONDS:g})",
+        help=f"seconds a client has to send a whole request before its connection is closed (default {settings.current().request_timeout:g})",
     )
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     parser.add_argument(
@@ -52,8 +52,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.request_timeout is not None:
         if not 0 < args.request_timeout <= 3600:
             parser.error("--request-timeout must be in (0, 3600] seconds")
-        os.environ["PE_REQUEST_TIMEOUT"] = repr(args.request_timeout)  # read by each worker's app.settings
-        settings.REQUEST_TIMEOUT_SECONDS = args.request_timeout  # and by this process (one worker)
+        settings.export(request_timeout=repr(args.request_timeout))  # read by each worker's app.settings
     configure_model(parser, args)  # first: the lectures' check imports the views, which read the model's path
     configure_learned_tables(parser, args)
     configure_lectures(parser, args)
@@ -76,12 +75,12 @@ def main(argv: list[str] | None = None) -> None:
 def configure_learned_tables(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Pass the table options to the worker processes (they read the environment) and check them
     here first, so that a bad file stops the command with its reason instead of every worker."""
-    from app.learned_tables import HF_CACHE_ENV, TABLES_ENV, TableError, configured_tables, warn_on_stderr
+    from app.trained.learned_tables import TableError, configured_tables, warn_on_stderr
 
     if args.learned_table:
-        os.environ[TABLES_ENV] = json.dumps(args.learned_table)
+        settings.export(learned_table_specs=json.dumps(args.learned_table))
     if args.hf_cache is not None:
-        os.environ[HF_CACHE_ENV] = args.hf_cache
+        settings.export(hf_cache=args.hf_cache)
     try:
         tables = configured_tables(warn=warn_on_stderr)  # the workers load the same files, silently
     except TableError as exc:
@@ -94,10 +93,10 @@ def configure_learned_tables(parser: argparse.ArgumentParser, args: argparse.Nam
 def configure_lectures(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Pass --lectures to the workers (environment) and load every lecture here first, so a bad file
     stops the command with its file, line and reason."""
-    from app.lectures import LECTURES_ENV, LectureError, load_dirs, configured_dirs
+    from app.lectures import LectureError, configured_dirs, load_dirs
 
     if args.lectures:
-        os.environ[LECTURES_ENV] = json.dumps([os.path.abspath(item) for item in args.lectures])
+        settings.export(lecture_dirs=json.dumps([os.path.abspath(item) for item in args.lectures]))
     try:
         load_dirs(configured_dirs())
     except LectureError as exc:
@@ -108,12 +107,12 @@ def configure_model(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     """Pass --model to the workers (environment) and open it here first: a missing file, or one that is
     not a llama GGUF, stops the command with one sentence.  The first open of a file writes its
     dequantised cache beside it (seconds, once); the workers then memory-map that cache."""
-    from app import model_file, model_runner
     from app.core.gguf_llama import NotLlamaGGUF
+    from app.trained import gguf_file, models
 
     if args.model:
-        os.environ[model_runner.MODEL_ENV] = os.path.abspath(args.model)
-    path = model_runner.configured_path()
+        settings.export(model_path=os.path.abspath(args.model))
+    path = models.DEFAULT.gguf_path()
     if path is None:
         return
     try:
@@ -121,7 +120,7 @@ def configure_model(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     except ImportError:
         parser.exit(2, f"{parser.prog}: --model: {path} needs the 'tokenizers' package (pip install '.[model]')\n")
     try:
-        model_file.load_gguf(path)
+        gguf_file.load_gguf(path)
     except NotLlamaGGUF as exc:
         parser.exit(2, f"{parser.prog}: --model: {exc}\n")
     print(f"model for texts of your own on /heads: {path}", file=sys.stderr)

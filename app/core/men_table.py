@@ -18,14 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
+from app.core.base_grid import grid_value
+
 PATH = Path(__file__).resolve().parents[1] / "data" / "men_table.csv"
 COLUMNS = ("head_dim", "index", "reach", "previous_fails_at")
 
 
 def load(path: Path = PATH) -> tuple[int, dict[int, dict]]:
     """(limit, records by head dim) of a records file.  Raises ``ValueError`` for a malformed one."""
-    from app.core.calculator import grid_value  # the calculator imports this module
-
     body = path.read_text(encoding="ascii").split(",".join(COLUMNS) + "\n", 1)
     comments = [line[1:].strip() for line in body[0].splitlines() if line.startswith("#")]
     limits = [int(line.split(":", 1)[1]) for line in comments if line.startswith("limit:")]

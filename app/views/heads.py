@@ -1,6 +1,6 @@
 """/heads: SmolLM2-135M's own attention heads from shipped pre-rotation q and k, and RoPE surgery on them.
 
-With the model on the server (app/model_runner.py), ``text=custom`` runs ``custom_text`` (1 to 128 of
+With the model on the server (app/trained/runner.py), ``text=custom`` runs ``custom_text`` (1 to 128 of
 the file's tokens) through the numpy forward pass: seconds, one pass at a time per worker, progress at
 ``/api/model/heads/progress``, the result kept by text.
 """
@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from app import model_data, model_runner
+from app.trained import models, runner as model_runner
 from app.core import heads, scaling
 from app.core.frequencies import inverse_frequencies
 from app.web.answers import Answer, Floats, Ints, MaskedMatrix, Matrix, doc
@@ -27,11 +27,12 @@ from app.web.responses import JSONBytes, dumps
 from app.web.rules import Bound, Require
 from app.web.views import View, register, route
 
-_META = model_data.meta()
-# The model this worker runs for a text of your own, or none (decided once, from the environment).
-RUNNER = model_runner.Runner(model_runner.configured_path(), _META["layers"], model_runner.configured_time_limit())
+MODEL = models.DEFAULT
+_META = MODEL.heads.meta
+# The model this worker runs for a text of your own, or none (decided once, from the settings).
+RUNNER = MODEL.runner
 CUSTOM = RUNNER.available
-TextId = Literal[tuple(model_data.text_ids()) + (("custom",) if CUSTOM else ())]  # type: ignore[valid-type]
+TextId = Literal[tuple(MODEL.heads.text_ids()) + (("custom",) if CUSTOM else ())]  # type: ignore[valid-type]
 DEFAULT_CUSTOM_TEXT = "The capital of France is Paris."
 
 
@@ -50,7 +51,7 @@ class HeadsParams(Params):
         Field(
             description="Which shipped text the model read"
             + ("; 'custom': custom_text, run through the model on this server." if CUSTOM else
-               f". (A text of your own needs the model on the server: {model_runner.HOW_TO_ADD}.)")
+               f". (A text of your own needs the model on the server: {MODEL.how_to_add}.)")
         ),
         UI("Text"),
     ] = "random-repeated"
@@ -157,7 +158,7 @@ def _layer_statistics(arr: dict[str, Any], layer: str) -> tuple[tuple[dict[str, 
 def _shipped_layer_statistics(text: str, layer: str) -> tuple[tuple[dict[str, Any], ...], np.ndarray]:
     """:func:`_layer_statistics` of a shipped text, kept so a slider on the rotary settings does not
     recompute them (the shipped texts and layers bound the cache)."""
-    return _layer_statistics(model_data.text_arrays(text), layer)
+    return _layer_statistics(MODEL.heads.text_arrays(text), layer)
 
 
 def _custom_arrays(text: str) -> dict[str, Any]:
@@ -234,8 +235,8 @@ def compute_heads(params: HeadsParams) -> dict[str, Any]:
         arr = _custom_arrays(params.custom_text)
         tokens = arr["tokens"]
     else:
-        arr = model_data.text_arrays(params.text)
-        tokens = model_data.text_meta(params.text)["tokens"]
+        arr = MODEL.heads.text_arrays(params.text)
+        tokens = MODEL.heads.text_meta(params.text)["tokens"]
     H, Hk = _META["n_head"], _META["n_kv_head"]
     inv = THETA
     q_all, k_all = _layer_qk(arr, params.layer)
@@ -334,7 +335,7 @@ register(
         pending=_pending,
         routes=(heads_progress,) if CUSTOM else (),
         # The page says how to add the model when this server has none (templates/pages/heads.html).
-        template_context={"heads_model": {"available": CUSTOM, "how_to_add": model_runner.HOW_TO_ADD,
+        template_context={"heads_model": {"available": CUSTOM, "how_to_add": MODEL.how_to_add,
                                           "max_tokens": model_runner.MAX_TOKENS, "n_layer": _META["n_layer"]}},
         csv=heads_csv,
         api_description=(

@@ -21,7 +21,7 @@ from app.core.learned import (
     sinusoid_offset_similarity,
     sinusoid_similarity,
 )
-from app.learned_tables import DEFAULT_TABLE, LearnedTable, configured_tables
+from app.trained.learned_tables import DEFAULT_TABLE, LearnedTable, configured_tables
 from app.settings import MAX_CURVE_COLUMNS, MAX_HEATMAP_CELLS
 from app.web.answers import Answer, Floats, Ints, Matrix, doc
 from app.web.csv_format import Columns
@@ -159,7 +159,7 @@ def table_statistics(name: str) -> dict[str, Any]:
 def warm_statistics() -> None:
     """Compute every table's whole-table statistics now, before this worker takes traffic (the
     module is imported by the app factory): no request pays for them, and their cost is bounded by
-    app.learned_tables.MAX_VALUES, checked when the table was loaded."""
+    app.trained.learned_tables.MAX_VALUES, checked when the table was loaded."""
     for table in TABLES.values():
         table_statistics(table.name)
         sinusoid_statistics(table.max_len, table.dim)

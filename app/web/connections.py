@@ -6,7 +6,7 @@ no deadline for a request that never arrives: a connection opened and left silen
 sends half a request line and waits, is kept for ever (slowloris: a few hundred of them exhaust
 the server's file descriptors on a school network).  Here each request, from the connection's
 start or its first byte until its body is complete, must arrive within ``request_timeout``
-seconds (:data:`app.settings.REQUEST_TIMEOUT_SECONDS`); else the connection is closed, with a
+seconds (:attr:`app.settings.Settings.request_timeout`); else the connection is closed, with a
 408 if part of a request came.  A request line and headers over :data:`MAX_HEAD_BYTES` get a
 414/431 (an over-long request line is a 414 naming the query parameter that takes most of it),
 and any request the parser refuses a 400, in the app's JSON error shape and with its security
@@ -37,7 +37,7 @@ from urllib.parse import unquote_to_bytes
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from app.settings import REQUEST_TIMEOUT_SECONDS
+from app import settings
 from app.web.security import error_body, with_default_headers
 
 # The largest valid request line is ~35 KB (two LongRoPE lists of 512 values); browsers send a few KB of headers.
@@ -49,7 +49,7 @@ _REASONS = {400: b"Bad Request", 408: b"Request Timeout", 414: b"URI Too Long", 
 
 
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
-    request_timeout: float = REQUEST_TIMEOUT_SECONDS
+    request_timeout: float = settings.current().request_timeout
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self._deadline: asyncio.TimerHandle | None = None

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 import pytest
 from starlette.exceptions import HTTPException
 
-from app import model_runner
+from app.trained import runner as model_runner
 from app.views import heads as heads_view
 from tests.smollm import gguf_path, model_server
 

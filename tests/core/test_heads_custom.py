@@ -1,4 +1,4 @@
-"""A text of your own through the real model (app.model_runner): one pass at a time, the time limit,
+"""A text of your own through the real model (app.trained.runner): one pass at a time, the time limit,
 progress, the results kept by text; and the start-up check of ``pe-explorer --model``."""
 
 from __future__ import annotations
@@ -9,12 +9,13 @@ import gguf
 import numpy as np
 import pytest
 
-from app import model_data, model_runner
+from app import settings
+from app.trained import models, runner as model_runner
 from app.__main__ import main
 from app.core import gguf_llama
 from tests.smollm import gguf_path
 
-LAYERS = model_data.meta()["layers"]
+LAYERS = models.DEFAULT.heads.meta["layers"]
 
 
 @pytest.fixture(scope="module")
@@ -23,9 +24,9 @@ def path():
 
 
 def test_a_shipped_text_typed_in_gives_the_shipped_queries_and_keys(path):
-    runner = model_runner.Runner(path, LAYERS)
+    runner = model_runner.Runner(path, LAYERS, time_limit=60)
     res = runner.run("dog bites man")
-    shipped = model_data.text_arrays("dog-bites-man")
+    shipped = models.DEFAULT.heads.text_arrays("dog-bites-man")
     assert res["ids"].tolist() == shipped["ids"].tolist() and res["tokens"] == ["dog", " bites", " man"]
     assert res["q"].shape == shipped["q"].shape and res["q"].dtype == np.float16
     # both float16 of the same pass (the shipped one made in float64 arithmetic): equal to float16's precision
@@ -36,7 +37,7 @@ def test_a_shipped_text_typed_in_gives_the_shipped_queries_and_keys(path):
 
 
 def test_one_pass_at_a_time_with_its_progress(path, monkeypatch):
-    runner = model_runner.Runner(path, LAYERS)
+    runner = model_runner.Runner(path, LAYERS, time_limit=60)
     reached, release = threading.Event(), threading.Event()
     real = gguf_llama.forward
 
@@ -109,8 +110,9 @@ def _bad_files(tmp_path):
     ]
 
 
-def test_a_bad_model_file_stops_the_server_at_start_with_one_sentence(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv(model_runner.MODEL_ENV, "")  # main() sets it: restored after the test
+def test_a_bad_model_file_stops_the_server_at_start_with_one_sentence(tmp_path, monkeypatch, capsys, request):
+    monkeypatch.setenv(settings.MODEL_ENV, "")  # main() sets it: restored after the test,
+    request.addfinalizer(settings.current.cache_clear)  # and read again from the restored environment
     for bad, reason in _bad_files(tmp_path):
         with pytest.raises(SystemExit) as stop:
             main(["--model", str(bad), "--port", "0"])

@@ -21,7 +21,7 @@ from app.core.gguf_llama import rope_adjacent
 
 ROOT = Path(__file__).resolve().parents[2]
 REF = ROOT / "tests" / "reference" / "model"
-DATA = ROOT / "app" / "data" / "model"
+DATA = ROOT / "app" / "data" / "smollm2-135m"
 REFERENCE = json.loads((REF / "reference.json").read_text())
 META = json.loads((DATA / "meta.json").read_text())
 D = META["head_dim"]

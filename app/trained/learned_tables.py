@@ -34,12 +34,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-DATA_DIR = Path(__file__).resolve().parent / "data" / "learned"
+from app import settings
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data" / "learned"
 SHIPPED = ("all-minilm-l6-v2",)
 DEFAULT_TABLE = "all-minilm-l6-v2"
 
-TABLES_ENV = "PE_EXPLORER_LEARNED_TABLES"
-HF_CACHE_ENV = "PE_EXPLORER_HF_CACHE"
 
 # What a table may be: the statistics of the whole table (principal components, similarity by
 # offset) are computed once per worker before it takes traffic, and a request then works on a
@@ -430,18 +430,13 @@ def configured_tables(environ: dict[str, str] | None = None, warn: Callable[[str
     Names are unique: a later table whose name is taken gets ``-2``, ``-3`` … appended.
     Raises :class:`TableError` for a file that cannot be used or a malformed variable.
     """
-    environ = os.environ if environ is None else environ
+    try:
+        chosen = settings.current() if environ is None else settings.Settings.from_environ(environ)
+    except settings.SettingsError as exc:
+        raise TableError(str(exc)) from None
     tables = [load_shipped(name) for name in SHIPPED]
-    raw = environ.get(TABLES_ENV, "").strip()
-    if raw:
-        try:
-            specs = json.loads(raw)
-        except ValueError:
-            specs = None
-        if not isinstance(specs, list) or not all(isinstance(item, str) for item in specs):
-            raise TableError(f"{TABLES_ENV} must be a JSON list of \"PATH[:TENSOR]\" strings, got {raw[:80]!r}")
-        tables += [load_file_table(spec) for spec in specs]
-    cache = environ.get(HF_CACHE_ENV, "").strip()
+    tables += [load_file_table(spec) for spec in chosen.learned_table_specs]
+    cache = chosen.hf_cache
     if cache and cache.lower() not in ("0", "off", "false", "no"):
         directory = default_hf_cache() if cache.lower() in ("1", "on", "true", "yes") else Path(cache)
         tables += hf_cache_tables(directory, warn)

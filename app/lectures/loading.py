@@ -1,0 +1,103 @@
+"""Loading lectures: every file of the shipped and configured folders, checked against the views.
+
+Everything is checked when the lectures are loaded (at server start): a malformed file, an unknown
+page, a parameter the view refuses or a path the twin lacks raises :class:`LectureError` naming the
+file, the line and the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+from app import settings
+from app.lectures.format import FIELD_RE, Lecture, LectureError, Step, lookup, parse, show
+from app.web.routing import parse_query
+from app.web.views import REGISTRY, discover
+
+SHIPPED_DIR = Path(__file__).resolve().parents[2] / "lectures"
+MAX_FILE_BYTES = 200_000
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+
+
+def check(steps: list[Step], path: Path | str, text: str) -> None:
+    """Resolve each step's view and parameters and fill in its answer, or raise LectureError."""
+    lines = text.splitlines()
+    for step in steps:
+        url_line = next(i + 1 for i in range(step.line, len(lines)) if lines[i].strip() == step.url)
+        parts = urlsplit(step.url)
+        view = REGISTRY.get(parts.path.strip("/"))
+        if view is None or parts.path != "/" + view.name:
+            raise LectureError(path, url_line, f"unknown page {parts.path!r} (pages: {', '.join(sorted(REGISTRY))})")
+        step.view = view.name
+        items: dict[str, list[str]] = {}
+        display: dict[str, list[str]] = {}
+        for name, value in parse_qsl(parts.query, keep_blank_values=True):
+            if name in view.params.model_fields:
+                items.setdefault(name, []).append(value)
+            elif name in view.display.model_fields and name != "embed":
+                display.setdefault(name, []).append(value)
+            else:
+                raise LectureError(path, url_line, f"/{view.name} has no parameter {name!r}")
+        params, problems = parse_query(view.params, items)
+        _, display_problems = parse_query(view.display, display)
+        for problem in problems + display_problems:
+            name = problem["loc"][-1] if problem.get("loc") else ""
+            raise LectureError(path, url_line, f"/{view.name} refuses {name}: {problem['msg']}")
+        if not step.answer_template:
+            continue
+        data = view.compute(params)
+        answer_line = next((i + 1 for i in range(url_line, len(lines)) if lines[i].strip().startswith("A:")), url_line)
+
+        def fill(match: re.Match) -> str:
+            try:
+                return show(lookup(data, match.group(1)))
+            except KeyError:
+                raise LectureError(path, answer_line, f"the twin of /{view.name} has no single value at {{{match.group(1)}}}") from None
+
+        if not FIELD_RE.search(step.answer_template):
+            raise LectureError(path, answer_line, "an answer is computed: it names at least one twin value as {dotted.path}")
+        step.answer = FIELD_RE.sub(fill, step.answer_template)
+
+
+def load_file(path: Path) -> Lecture:
+    name = path.stem
+    if not NAME_RE.match(name):
+        raise LectureError(path, 1, "a lecture file's name is lower-case letters, digits and '-', ending .md")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise LectureError(path, 1, f"a lecture file is at most {MAX_FILE_BYTES} bytes")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise LectureError(path, 1, f"not UTF-8 text ({exc.reason})") from None
+    title, steps = parse(text, path)
+    check(steps, path, text)
+    return Lecture(name=name, title=title, path=str(path), steps=steps)
+
+
+def load_dirs(dirs: list[Path]) -> dict[str, Lecture]:
+    if not REGISTRY:
+        discover()
+    lectures: dict[str, Lecture] = {}
+    for directory in dirs:
+        if not directory.is_dir():
+            raise LectureError(directory, 0, "not a directory of lectures")
+        for path in sorted(directory.glob("*.md")):
+            lecture = load_file(path)
+            if lecture.name in lectures:
+                raise LectureError(path, 1, f"a lecture named {lecture.name!r} is already loaded from {lectures[lecture.name].path}")
+            lectures[lecture.name] = lecture
+    return lectures
+
+
+def configured_dirs() -> list[Path]:
+    """The shipped folder, then those of ``--lectures`` (app.settings)."""
+    return [SHIPPED_DIR, *settings.current().lecture_dirs]
+
+
+@lru_cache(maxsize=1)
+def lectures() -> dict[str, Lecture]:
+    """The shipped lectures and those of ``--lectures`` directories, checked once per process."""
+    return load_dirs(configured_dirs())
