@@ -8,12 +8,19 @@ A lecture file::
     ## The problem: order is invisible
     /why?sentence=dog+bites+man
     Narration, one or more lines (blank lines separate paragraphs).
+    Notes:
+    What the teacher says or asks here; shown only in the speaker view.
     Q: Will "bites" get the same output in both orders?
     A: Yes: its largest difference is {schemes.none.max_difference}.
 
 Every ``## `` heading starts a step; the first non-blank line under it is the relative URL of a
-lesson view; ``Q:`` and ``A:`` lines give an optional question and its answer, where ``{a.b.0}`` is
-a dotted path into the step's JSON twin (dict keys and list indices), filled in at load time.
+lesson view; an optional ``Figure: plot-xyz`` line right under it names the plot of that lesson the
+step shows (the id of its element; without the line, the lesson's first plot).  The narration
+follows (Markdown source; a paragraph keeps its line breaks, so lists survive).  A ``Notes:`` line
+starts the speaker notes, which run to the ``Q:`` line or the next heading (a ``Notes:`` block may
+also follow the ``A:`` line).  ``Q:`` and ``A:`` lines give an optional question and its answer,
+where ``{a.b.0}`` is a dotted path into the step's JSON twin (dict keys and list indices), filled in
+at load time.
 
 This module reads the text alone (:func:`parse`); app/lectures/loading.py checks the steps against the
 views and fills in the answers.  A malformed file raises :class:`LectureError` naming the file, the
@@ -30,6 +37,7 @@ from typing import Any
 
 MAX_STEPS = 200
 FIELD_RE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
+FIGURE_RE = re.compile(r"^plot(-[a-z0-9]+)*$")
 
 
 class LectureError(ValueError):
@@ -48,6 +56,10 @@ class Step:
     answer_template: str = ""
     answer: str = ""
     line: int = 0
+    figure: str = ""  # id of the lesson's plot element this step shows; "" = the first
+    notes: list[str] = field(default_factory=list)  # speaker notes, one paragraph per item
+    figure_line: int = 0
+    notes_line: int = 0
 
 
 @dataclass
@@ -122,16 +134,18 @@ def parse(text: str, path: Path | str) -> tuple[str, list[Step]]:
     steps: list[Step] = []
     step: Step | None = None
     paragraph: list[str] = []
+    in_notes = False
 
     def flush() -> None:
         if step is not None and paragraph:
-            step.narration.append(" ".join(paragraph))
+            (step.notes if in_notes else step.narration).append("\n".join(paragraph))
         paragraph.clear()
 
     for number, raw in enumerate(lines[end + 1:], start=end + 2):
         line = raw.strip()
         if line.startswith("## "):
             flush()
+            in_notes = False
             step = Step(heading=line[3:].strip(), url="", view="", line=number)
             if not step.heading:
                 raise LectureError(path, number, "a step heading '## ' has no text")
@@ -148,8 +162,30 @@ def parse(text: str, path: Path | str) -> tuple[str, list[Step]]:
                 raise LectureError(path, number, f"the first line of a step is the relative URL of a lesson view, like /rotation?m=2, not {line[:60]!r}")
             step.url = line
             continue
+        if line.startswith("Figure:"):
+            if step.figure_line or step.narration or paragraph or step.notes or in_notes or step.question:
+                raise LectureError(path, number, "a step's 'Figure:' line comes right under its URL, once")
+            step.figure = line[7:].strip()
+            step.figure_line = number
+            if not FIGURE_RE.match(step.figure):
+                raise LectureError(path, number, f"'Figure:' names the id of a plot of the lesson, like plot-margin, not {step.figure[:60]!r}")
+            continue
+        if line.startswith("Notes:"):
+            flush()
+            if step.notes or in_notes:
+                raise LectureError(path, number, "a step has at most one 'Notes:' block")
+            if step.question and not step.answer_template:
+                raise LectureError(path, number, "after 'Q:' comes its 'A:' line before any 'Notes:'")
+            in_notes = True
+            step.notes_line = number
+            rest = line[6:].strip()
+            if rest:
+                paragraph.append(rest)
+            continue
         if line.startswith("Q:"):
             flush()
+            if in_notes and not step.question:
+                in_notes = False
             if step.question:
                 raise LectureError(path, number, "a step has at most one 'Q:' line")
             step.question = line[2:].strip()
@@ -162,9 +198,14 @@ def parse(text: str, path: Path | str) -> tuple[str, list[Step]]:
             step.answer_template = line[2:].strip()
             if not step.answer_template:
                 raise LectureError(path, number, "'A:' has no answer")
+        elif in_notes:
+            if line:
+                paragraph.append(line)
+            else:
+                flush()
         elif step.question:
             if line:
-                raise LectureError(path, number, "after 'Q:' only its 'A:' line may follow in a step")
+                raise LectureError(path, number, "after 'Q:' only its 'A:' line (and a 'Notes:' block) may follow in a step")
         elif line:
             paragraph.append(line)
         else:
@@ -179,4 +220,6 @@ def parse(text: str, path: Path | str) -> tuple[str, list[Step]]:
             raise LectureError(path, s.line, "this step has no view URL under its heading")
         if s.question and not s.answer_template:
             raise LectureError(path, s.line, "this step's 'Q:' has no 'A:' line")
+        if s.notes_line and not s.notes:
+            raise LectureError(path, s.notes_line, "this step's 'Notes:' block is empty")
     return title, steps

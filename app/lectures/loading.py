@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from app import settings
+from app.settings import TEMPLATES_DIR
 from app.lectures.format import FIELD_RE, Lecture, LectureError, Step, lookup, parse, show
 from app.web.routing import parse_query
 from app.web.views import REGISTRY, discover
@@ -20,6 +21,18 @@ from app.web.views import REGISTRY, discover
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "lectures"
 MAX_FILE_BYTES = 200_000
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+PLOT_ID_RE = re.compile(r'\bid="(plot(?:-[a-z0-9]+)*)"')
+
+
+@lru_cache(maxsize=64)
+def plot_ids(view: str) -> tuple[str, ...]:
+    """The ids of the plot elements of a lesson's page, in page order (view.html's own ``plot``
+    when the page keeps the default figures block)."""
+    source = (TEMPLATES_DIR / "pages" / f"{view}.html").read_text(encoding="utf-8")
+    ids = PLOT_ID_RE.findall(source)
+    if "block figures" not in source:
+        ids.insert(0, "plot")
+    return tuple(dict.fromkeys(ids))
 
 
 def check(steps: list[Step], path: Path | str, text: str) -> None:
@@ -32,6 +45,8 @@ def check(steps: list[Step], path: Path | str, text: str) -> None:
         if view is None or parts.path != "/" + view.name:
             raise LectureError(path, url_line, f"unknown page {parts.path!r} (pages: {', '.join(sorted(REGISTRY))})")
         step.view = view.name
+        if step.figure and step.figure not in plot_ids(view.name):
+            raise LectureError(path, step.figure_line, f"/{view.name} has no figure {step.figure!r} (its figures: {', '.join(plot_ids(view.name))})")
         items: dict[str, list[str]] = {}
         display: dict[str, list[str]] = {}
         for name, value in parse_qsl(parts.query, keep_blank_values=True):

@@ -67,6 +67,38 @@ def test_a_good_directory_loads(tmp_path):
     assert step.view == "rotation" and step.answer == "It is 3." and step.narration == ["Some narration."]
 
 
+def test_figure_and_notes(tmp_path):
+    text = """---
+title: Mine
+---
+## One
+/calculator?head_dim=64
+Figure: plot-margin
+First paragraph,
+second line.
+
+- a list item
+Notes:
+Ask the class first.
+
+Then point at the zero line.
+Q: What is the scale factor?
+A: It is {scale}.
+
+## Two
+/rotation?m=2&n=5&theta=0.5
+Plain.
+Q: What is the offset?
+A: It is {offset}.
+Notes: After the answer, a note.
+"""
+    step, two = load_dirs([write(tmp_path, text)])["mine"].steps
+    assert step.figure == "plot-margin" and step.view == "calculator"
+    assert step.narration == ["First paragraph,\nsecond line.", "- a list item"]
+    assert step.notes == ["Ask the class first.", "Then point at the zero line."]
+    assert two.figure == "" and two.notes == ["After the answer, a note."] and two.answer == "It is 3."
+
+
 @pytest.mark.parametrize(
     ("text", "line", "reason"),
     [
@@ -81,6 +113,13 @@ def test_a_good_directory_loads(tmp_path):
         ("---\ntitle: x\n---\n## One\n/rotation?m=2\nQ: why?\nA: typed, not computed\n", 7, "computed"),
         ("---\ntitle: x\n---\n## One\n/rotation?m=2\nQ: why?\n", 4, "no 'A:'"),
         ("---\ntitle: x\n---\n## One\n/rotation?m=2\nA: {offset}\n", 6, "follows its step's 'Q:'"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=2\nFigure: plot-nowhere\n", 6, "/rotation has no figure 'plot-nowhere' (its figures: plot-planes, plot-norms, plot-shift)"),
+        ("---\ntitle: x\n---\n## One\n/sinusoidal\nFigure: plot-margin\n", 6, "its figures: plot)"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=2\nFigure: <b>\n", 6, "id of a plot"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=2\nText.\nFigure: plot-norms\n", 7, "right under its URL"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=2\nNotes:\n\n## Two\n/rotation\n", 6, "'Notes:' block is empty"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=2\nNotes: a\nNotes: b\n", 7, "at most one 'Notes:'"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=2\nQ: why?\nNotes: a\nA: {offset}\n", 7, "before any 'Notes:'"),
     ],
 )
 def test_malformed_files_name_file_line_and_reason(tmp_path, text, line, reason):
