@@ -11,6 +11,7 @@ import sys
 import uvicorn
 
 from app import settings
+from app.web import serving
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     # After its graceful shutdown uvicorn re-raises the SIGTERM it caught; a shutdown on request is
     # a success, so end with status 0 (what container runtimes and supervisors expect).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    uvicorn.run(
+    config = uvicorn.Config(
         "app.main:create_app",
         factory=True,
         host=args.host,
@@ -70,6 +71,12 @@ def main(argv: list[str] | None = None) -> None:
         timeout_graceful_shutdown=10,
         http="app.web.connections:GuardedHttpToolsProtocol",  # a deadline per request (slowloris)
     )
+    try:
+        started = serving.serve(config)  # a shutdown that refuses new connections, never resets them
+    except KeyboardInterrupt:
+        return
+    if not started:
+        sys.exit(3)  # uvicorn.main.STARTUP_FAILURE, as uvicorn.run ends
 
 
 def configure_learned_tables(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
