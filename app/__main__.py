@@ -54,6 +54,11 @@ def main(argv: list[str] | None = None) -> None:
         if not 0 < args.request_timeout <= 3600:
             parser.error("--request-timeout must be in (0, 3600] seconds")
         settings.export(request_timeout=repr(args.request_timeout))  # read by each worker's app.settings
+    # glibc gives each thread that allocates its own arena; the numpy temporaries of four request
+    # threads then fragment four arenas.  Two arenas: peak worker RSS under a cache-busting load
+    # 292-295 -> 250-258 MiB at the same throughput (bench/RESULTS.md).  glibc reads this when a
+    # process starts, so it reaches the workers the supervisor spawns, not this process.
+    os.environ.setdefault("MALLOC_ARENA_MAX", "2")
     configure_model(parser, args)  # first: the lectures' check imports the views, which read the model's path
     configure_learned_tables(parser, args)
     configure_lectures(parser, args)
