@@ -40,6 +40,7 @@ PAIRING_BY_FAMILY: dict[str, tuple[str, str]] = {
         "smollm3", "olmo", "olmo2", "granite", "starcoder2",
     )},
     "gpt_neox": ("half", "modeling_gpt_neox.py: rotate_half over the rotary_pct part of each head"),
+    "gpt_oss": ("half", "modeling_gpt_oss.py: _apply_rotary_emb splits each head into a first and a second half"),
     "phi-msft": ("half", "phi-2's first modeling_phi.py (phi-msft): _apply_rotary_emb splits x[..., :rotary_dim] into two halves"),
     "gptj": ("interleaved", "modeling_gptj.py: rotate_every_two pairs x_(2j) with x_(2j+1)"),
     "llama4": ("interleaved", "modeling_llama4.py: apply_rotary_emb reshapes q and k to (…, r/2, 2) and multiplies as complex numbers"),
