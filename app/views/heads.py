@@ -359,8 +359,8 @@ UNAVAILABLE = (
 
 class ProgressParams(Params):
     custom_text: Annotated[
-        str, Field(min_length=1, max_length=model_runner.MAX_CHARS, description="The text, as in /api/model/heads.")
-    ]
+        str, Field(min_length=1, max_length=model_runner.MAX_CHARS, description="The text, as in /api/model/heads (the same default).")
+    ] = DEFAULT_CUSTOM_TEXT
 
 
 @route(
