@@ -126,7 +126,7 @@ def test_every_json_operation_declares_a_named_answer(spec):
         for method, operation in methods.items()
         if "application/json" in operation["responses"].get("200", {}).get("content", {})
     }
-    assert documented == set(OPERATIONS) and len(OPERATIONS) == 27  # 24 lesson and script operations (presets included), 2 lectures, /healthz
+    assert documented == set(OPERATIONS) and len(OPERATIONS) == 28  # 25 lesson and script operations (presets and /heads' progress included), 2 lectures, /healthz
     for method, path in OPERATIONS:
         schema = _answer_schema(spec, method, path)
         assert set(schema) == {"$ref"}, (method, path, schema)

@@ -246,6 +246,40 @@ function drawDynamic(data) {
   );
 }
 
+// ---- the model family: pairing and the query scale that grows with position ----------------------
+
+/** The pairing readout and the query scale 1 + β·ln(1 + ⌊(pos + offset)/interval⌋) against position. */
+function drawFamily(data) {
+  out("pairing", data.pairing === "interleaved"
+    ? "interleaved: adjacent dimensions (x₂ⱼ, x₂ⱼ₊₁) turn together (GPT-J style)"
+    : "half: x_j turns with x_(j+r/2) (GPT-NeoX style)");
+  const q = data.query_scale;
+  const T = data.target_len;
+  if (!q) {
+    const end = Math.max(T, data.dynamic.max_position_embeddings);
+    draw("plot-query-scale", [
+      { type: "scatter", mode: "lines", x: [0, end - 1], y: [1, 1], name: "query scale 1 at every position", line: { color: "#888", width: lineWidth(2) } },
+    ], { title: { text: "No query scale that grows with position (query_scale_beta = 0)" }, xaxis: axis("position"), yaxis: axis("factor on q") });
+    out("query_scale_note", "This model multiplies no query by a position-dependent factor; Ministral 3 (llama_4_scaling_beta) and Llama 4's NoPE layers (attn_temperature_tuning) do.");
+    return;
+  }
+  const x = [...q.position];
+  const y = [...q.scale];
+  const last = y[y.length - 1];
+  draw("plot-query-scale", [
+    { type: "scatter", mode: "lines", line: { shape: "hv", color: COLORS[1], width: lineWidth(2.5) }, x, y, name: `1 + ${approx(q.beta, 6)}·ln(1 + ⌊${q.offset ? "(pos + 1)" : "pos"} / ${count(q.interval)}⌋)`,
+      hovertemplate: "position %{x:,d}: × %{y:.6f}<extra></extra>" },
+    vline(T - 1, 1, last, `T − 1 = ${count(T - 1)}`, "#000", "dot"),
+  ], {
+    title: { text: `The model's query scale against position: ${approx(q.at_target, 6)} at T − 1, ${approx(q.at_max_length, 6)} at its last position` },
+    xaxis: axis("position (0-based)"),
+    yaxis: axis("factor on q (so on the logits)"),
+  });
+  out("query_scale_note",
+    `${q.layers === "nope" ? "Only the layers without RoPE multiply" : "The model multiplies"} each query by this factor: 1 up to position ${count(q.first_rise - 1)}, ` +
+    `then one step every ${count(q.interval)} positions, ${approx(q.at_max_length, 6)} at position ${count(q.max_length - 1)}. It is not RoPE's attention factor: it grows with the position, not with s.`);
+}
+
 // ---- temperature factors, T ≤ L0, LongRoPE's two factor sets -------------------------------------
 
 function attentionReadouts(data) {
@@ -256,7 +290,7 @@ function attentionReadouts(data) {
   out(
     "softmax",
     multiplier === null
-      ? "none for this config (DeepSeek-V2/V3 only, with mscale_all_dim)"
+      ? (data.latent_attention ? "none: it needs mscale_all_dim and a scaled rope_type" : "none: plain 1/√d attention (only DeepSeek-style latent attention has it)")
       : `${approx(multiplier, 6)} = get_mscale(${approx(r.factor, 6)}, ${approx(r.mscale_all_dim, 6)})²`,
   );
   out("logits_total", approx(sel.logit_multiplier * (multiplier ?? 1), 6));
@@ -452,6 +486,7 @@ startPage({
     drawRamp(data, byPair);
     drawCoverage(data, byPair);
     drawTemperature(data);
+    drawFamily(data);
     drawDynamic(data);
   },
 });
@@ -503,8 +538,12 @@ function reportRows(body, length) {
   if (r.model_type) rows.push(["model_type", r.model_type]);
   rows.push([
     "Head and rotated dimensions",
-    `${r.rotary_dim} of ${r.head_dim} dimensions rotate (${r.rotary_dim / 2} pairs, ${r.pairing === "interleaved" ? "interleaved (GPT-J)" : "halves (GPT-NeoX)"} pairing)`,
+    `${r.rotary_dim} of ${r.head_dim} dimensions rotate (${r.rotary_dim / 2} pairs)`,
   ]);
+  const pairing = element("span", `${body.pairing === "interleaved" ? "interleaved, adjacent pairs (GPT-J style)" : "half, x_j with x_(j+r/2) (GPT-NeoX style)"}: ` +
+    `${body.pairing_source}; `);
+  pairing.append(element("a", "what a wrong pairing does", { href: "/conventions" }));
+  rows.push(["Pairing", pairing]);
   rows.push(["Base rope_theta", String(r.rope_theta)]);
   const factor = r.factor === undefined || r.factor === null ? "" : `, factor ${r.factor_used ?? r.factor}`;
   const at = length
@@ -521,7 +560,11 @@ function reportRows(body, length) {
     ]);
   }
   if (body.softmax_scale_multiplier !== null) {
-    rows.push(["Softmax-scale multiplier (DeepSeek)", approx(body.softmax_scale_multiplier, 6)]);
+    rows.push(["Softmax-scale multiplier (DeepSeek-style latent attention)", approx(body.softmax_scale_multiplier, 6)]);
+  }
+  if (body.query_scale) {
+    const q = body.query_scale;
+    rows.push(["Query scale (grows with position)", `${q.formula} on ${q.layers === "nope" ? "the NoPE layers" : "every layer"}: ${approx(q.at_max_length, 6)} at position ${count(q.max_length - 1)} (${q.reference})`]);
   }
   if (body.mrope) {
     const link = element("a", "open it on the M-RoPE lesson", { href: mropeLink(body) });
