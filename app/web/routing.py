@@ -109,7 +109,7 @@ def _csv(view: View) -> Route:
         f"{GZIP_MAX_BYTES // (1024 * 1024)} MiB are sent without gzip (compressing them would cost more than the request)."
     )
     return Route(view.api_path + ".csv", endpoint, None, f"{view.title} (CSV)", description, "The plotted data as a table.",
-                 models=(model,), name=f"csv_{view.name}", media_type="text/csv")
+                 models=(model,), name=f"csv_{view.name}", media_type="text/csv", errors=view.errors)
 
 
 def api_operation(

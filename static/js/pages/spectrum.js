@@ -258,7 +258,8 @@ function drawFamily(data) {
   if (!q) {
     const end = Math.max(T, data.dynamic.max_position_embeddings);
     draw("plot-query-scale", [
-      { type: "scatter", mode: "lines", x: [0, end - 1], y: [1, 1], name: "query scale 1 at every position", line: { color: "#888", width: lineWidth(2) } },
+      { type: "scatter", mode: "lines", x: [0, Math.min(T, end) - 1, end - 1], y: [1, 1, 1], name: "query scale 1 at every position",
+        line: { color: "#888", width: lineWidth(2) }, hovertemplate: "position %{x:,d}: × 1 (no query scale)<extra></extra>" },
     ], { title: { text: "No query scale that grows with position (query_scale_beta = 0)" }, xaxis: axis("position"), yaxis: axis("factor on q") });
     out("query_scale_note", "This model multiplies no query by a position-dependent factor; Ministral 3 (llama_4_scaling_beta) and Llama 4's NoPE layers (attn_temperature_tuning) do.");
     return;
