@@ -41,7 +41,10 @@ OUT = Path(__file__).resolve().parents[1] / "app" / "data" / "smollm2-135m" / "l
 LENGTH = 16_384
 BIN = 256
 SEED = 37
-METHODS = ("none", "yarn", "linear", "ntk", "dynamic")  # run order: the most telling first
+METHODS = ("none", "yarn", "linear", "ntk", "dynamic")
+# The copy task inside the trained length, with the model's own RoPE: repeats at these distances
+# (random tokens of this many, then the same again) say how far back this model copies at all.
+CONTROL_HALVES = (256, 512, 1024, 2048, 4096)  # run order: the most telling first
 DYNAMIC_READING = (
     "one forward pass over the whole text, so the base is resolved once at seq_len = the text's length "
     "(as transformers does when all positions are given at once); a generation loop with a KV cache would "
@@ -53,8 +56,8 @@ COMMAND = (
 )
 
 
-def copy_ids(half: int) -> list[int]:
-    rng = np.random.default_rng(SEED)
+def copy_ids(half: int, seed: int = SEED) -> list[int]:
+    rng = np.random.default_rng(seed)
     first = rng.integers(1000, 30000, size=half).tolist()
     return first + first
 
@@ -121,6 +124,7 @@ def main() -> None:
     ap.add_argument("--length", type=int, default=LENGTH)
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--force", action="store_true")
+    ap.add_argument("--controls-only", action="store_true", help="only the copy controls (copy.npz must exist in --out)")
     ap.add_argument("--trained-length", type=int, default=None, help="override L0 (a quick trial at a short length)")
     args = ap.parse_args()
     out = Path(args.out)
@@ -172,7 +176,7 @@ def main() -> None:
         meta_path.write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
 
     save_meta()
-    for name in args.methods.split(","):
+    for name in [] if args.controls_only else args.methods.split(","):
         inv_freq, attention, _ = resolved(name, configs[name], length)
         for tid, (ids, _) in texts.items():
             path = out / f"{tid}.npz"
@@ -197,6 +201,32 @@ def main() -> None:
             meta["runs"][f"{tid}/{name}"] = {"seconds": round(seconds, 1), "peak_rss_mb_so_far": round(peak_mb)}
             save_meta()
             print(f"{tid} {name}: {seconds:.0f} s, mean loss {before:.3f} before {L0}, {after:.3f} after; peak {peak_mb:.0f} MB", flush=True)
+
+    # Controls: the copy task at repeat distances inside the trained length, the model's own RoPE.
+    path = out / "copy.npz"
+    have = dict(np.load(path))
+    halves = np.array([h for h in CONTROL_HALVES if 2 * h <= L0], dtype=np.int32)
+    if "control_repeat_loss" not in have or not np.array_equal(have.get("control_halves"), halves) or args.force:
+        inv_freq, attention, _ = resolved("none", configs["none"], length)
+        repeat = []
+        t0 = time.time()
+        for half in halves:
+            ids = copy_ids(int(half))
+            loss = gguf_llama.next_token_loss(model, ids, inv_freq=inv_freq, attention_factor=attention)
+            # positions t >= half predict tokens half+1 .. 2*half-1: the repeat after its first token
+            repeat.append(loss[half:].mean())
+            print(f"control copy of {half} tokens: mean loss over the repeat {repeat[-1]:.3f}", flush=True)
+        have.update(control_halves=halves, control_repeat_loss=np.array(repeat, dtype=np.float32))
+        tmp = path.with_name(path.stem + ".tmp.npz")
+        np.savez_compressed(tmp, **have)
+        tmp.replace(path)
+        meta["runs"]["copy/controls"] = {"seconds": round(time.time() - t0, 1), "peak_rss_mb_so_far": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+        meta["controls"] = (
+            "copy task inside the trained length with the model's own RoPE: for each half in control_halves, "
+            f"default_rng({SEED}).integers(1000, 30000, size=half) twice; control_repeat_loss = mean loss over "
+            "positions t >= half (the repeat after its first token)"
+        )
+        save_meta()
 
 
 if __name__ == "__main__":

@@ -99,6 +99,31 @@ class LongContextRun(Answer):
     dynamic_reading: str = doc("Which reading of dynamic NTK the curves use.")
 
 
+class MethodParameters(Answer):
+    """One method's parameters as app.core.scaling resolved them for this run."""
+
+    rope_type: str = doc("The registry's method name ('default' for none).")
+    rope_theta: float = doc("The model's RoPE base (from the GGUF).")
+    attention_factor: float = doc("The number cos and sin are multiplied by (q·k by its square); 1 except for YaRN.")
+    inv_freq_first_last: Floats = doc("The fastest and the slowest pair's frequency θ_0, θ_31 after scaling.")
+    factor: float | None = doc("The scaling factor s = length / trained length (every method but none).", optional=True)
+    base: float | None = doc("The raised base (ntk; dynamic at seq_len).", optional=True)
+    seq_len: int | None = doc("The length dynamic NTK was resolved at (the whole text).", optional=True)
+    max_position_embeddings: int | None = doc("The length dynamic NTK measures against (dynamic).", optional=True)
+    original_max_position_embeddings: int | None = doc("YaRN's original length.", optional=True)
+    beta_fast: float | None = doc("YaRN's beta_fast.", optional=True)
+    beta_slow: float | None = doc("YaRN's beta_slow.", optional=True)
+    ramp_low: float | None = doc("YaRN's first ramped pair (pairs below keep θ).", optional=True)
+    ramp_high: float | None = doc("YaRN's last ramped pair (pairs above are divided by s).", optional=True)
+
+
+class CopyControls(Answer):
+    """The copy task inside the trained length, with the model's own RoPE: how far back it copies at all."""
+
+    distances: Ints = doc("Repeat distances: random tokens of this many, then the same again.")
+    repeat_loss: Floats = doc("Mean loss over each repeat after its first token (nats).")
+
+
 class LongContextAnswer(Answer):
     """SmolLM2-135M-Instruct's mean next-token loss per bin of positions on one text, for each scaling method."""
 
@@ -113,7 +138,7 @@ class LongContextAnswer(Answer):
     loss: dict[str, Floats] = doc(
         "For each method, one value per bin: the mean over its positions t of −log p(token t+1 | tokens 0..t), in nats."
     )
-    methods: dict[str, dict[str, Any]] = doc(
+    methods: dict[str, MethodParameters] = doc(
         "For each method, the parameters app.core.scaling resolved: rope_type, factor, base or attention factor."
     )
     method_titles: dict[str, str] = doc("A readable name of each method.")
@@ -123,6 +148,9 @@ class LongContextAnswer(Answer):
     best_mean_past: float = doc("mean_past of best.")
     none_mean_past: float = doc("mean_past of none.")
     second_half: int | None = doc("Where the copy task's repeat starts (its second half); null for a natural text.")
+    copy_controls: CopyControls = doc(
+        "The copy task at shorter repeat distances, all inside the trained length, with the model's own RoPE."
+    )
     run: LongContextRun
     precomputed: bool = doc("Always true: the curves are read from the shipped data, never computed on a request.")
 
@@ -150,6 +178,7 @@ def _compute(text: str) -> dict[str, Any]:
     scaled = [m for m in methods if m != "none"] or ["none"]
     best = min(scaled, key=lambda m: past[m])
     runs = meta.get("runs", {})
+    controls = _arrays("copy")
     return {
         "texts": [t["id"] for t in meta["texts"]],
         "text": text,
@@ -168,9 +197,13 @@ def _compute(text: str) -> dict[str, Any]:
         "best_mean_past": past[best],
         "none_mean_past": past.get("none", float("nan")),
         "second_half": T // 2 if text == "copy" else None,
+        "copy_controls": {
+            "distances": controls["control_halves"].astype(np.int64),
+            "repeat_loss": controls["control_repeat_loss"].astype(np.float64),
+        },
         "run": {
             "command": meta["command"],
-            "seconds": {key: float(value["seconds"]) for key, value in runs.items()},
+            "seconds": {key: float(value["seconds"]) for key, value in runs.items() if key.split("/")[1] in ORDER},
             "peak_rss_mb": float(max((value["peak_rss_mb_so_far"] for value in runs.values()), default=0)),
             "attention": meta["attention"],
             "dynamic_reading": meta["dynamic_reading"],

@@ -123,3 +123,26 @@ def test_attention_factor_multiplies_rotated_scores_by_its_square():
     plain_scores = (qc / f) @ kc.conj().T
     assert np.allclose(qr @ kr.T, f * f * plain_scores.real, atol=1e-4)
 
+
+def test_shipped_curves_are_finite_and_binned_as_declared():
+    meta = json.loads((DATA / "meta.json").read_text())
+    assert meta["trained_length"] == 8192 and meta["length"] >= 2 * 8192
+    assert {t["id"] for t in meta["texts"]} >= {"copy", "python-docs"}
+    for text in meta["texts"]:
+        data = np.load(DATA / f"{text['id']}.npz")
+        ids, edges = data["token_ids"], data["bin_edges"]
+        assert len(ids) == meta["length"] == text["n_tokens"]
+        assert edges[0] == 0 and edges[-1] == len(ids) - 1 and np.all(np.diff(edges) >= 1) and np.all(np.diff(edges) <= 256)
+        for name in meta["methods"]:
+            curve = data[f"loss_{name}"]
+            assert curve.shape == (len(edges) - 1,) and np.all(np.isfinite(curve)) and np.all(curve > 0), (text["id"], name)
+    copy = np.load(DATA / "copy.npz")["token_ids"]
+    half = len(copy) // 2
+    assert np.array_equal(copy[:half], copy[half:])
+    assert meta["methods"]["yarn"]["attention_factor"] == pytest.approx(0.1 * np.log(2) + 1)
+    # resolved by the registry: s = 2, NTK's base b * 2^(64/62), dynamic's at 16,384 with alpha = 2*2 - 1 = 3
+    assert meta["methods"]["ntk"]["base"] == pytest.approx(100_000 * 2 ** (64 / 62), rel=1e-12)
+    assert meta["methods"]["dynamic"]["base"] == pytest.approx(100_000 * 3 ** (64 / 62), rel=1e-12)
+    controls = np.load(DATA / "copy.npz")
+    assert np.all(2 * controls["control_halves"] <= meta["trained_length"])
+    assert np.all(np.isfinite(controls["control_repeat_loss"])) and np.all(controls["control_repeat_loss"] > 0)

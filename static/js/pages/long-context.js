@@ -73,5 +73,9 @@ startPage({
     const total = seconds.reduce((a, b) => a + b, 0);
     out("run", `${seconds.length} passes of ${data.length.toLocaleString("en-US")} tokens, ${Math.round(total / 60)} min in all, at most ${Math.round(data.run.peak_rss_mb)} MB of memory; ${data.run.attention}`);
     out("command", data.run.command);
+    const c = data.copy_controls;
+    const pairs = c.distances.map((d, i) => `${fmt(c.repeat_loss[i], 3)} nats at distance ${d.toLocaleString("en-US")}`);
+    const here = data.text === "copy" ? `; on this text, at distance 8,192 and past the trained length, it is ${fmt(data.mean_past.none, 4)}` : "";
+    out("controls", `Inside the trained length, with its own RoPE, the model's mean loss over a repeat of random tokens is ${pairs.join(", ")}${here}.`);
   },
 });
