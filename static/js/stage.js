@@ -5,7 +5,6 @@
 // what is shown.  Inside a lecture the lecture's keys are forwarded to it (same origin only).
 
 const stage = document.querySelector(".stage");
-const bar = document.querySelector(".stage-bar");
 const picker = document.querySelector(".stage-picker");
 const plots = stage ? [...stage.querySelectorAll(".plot")] : [];
 // Words that plot.js puts beside a plot (title above, legend below) belong to it and stay shown.
@@ -53,17 +52,10 @@ function buildPicker() {
   picker.hidden = false;
 }
 
-// The drawer opens below the bar: its height is measured, not guessed (it wraps on a phone).
-function measureBar() {
-  if (bar) document.documentElement.style.setProperty("--stage-bar", `${bar.getBoundingClientRect().bottom}px`);
-}
-
 if (stage) {
   buildPicker();
   show();
   window.addEventListener("hashchange", show);
-  measureBar();
-  if (bar && typeof ResizeObserver !== "undefined") new ResizeObserver(measureBar).observe(bar);
 }
 
 // ---- the lecture's keys, from inside the frame -----------------------------------------------
