@@ -457,6 +457,15 @@ def test_the_stage_on_a_course_page(warm_context, base_url):
         plot = page.locator(f"#{ids[-1]}").bounding_box()
         drawer = page.locator(".controls-list").bounding_box()
         assert plot["y"] + plot["height"] <= drawer["y"] + 1
+        # a figure put away while the slider moved is drawn from the moved view when it is shown
+        shown_js = "(id) => JSON.stringify(document.getElementById(id)._shown)"
+        before = page.evaluate(shown_js, ids[0])
+        assert page.locator(f"#{ids[0]}").get_attribute("data-pending") == ""  # waits, out of sight
+        links.nth(0).click()
+        page.wait_for_url(f"**#{ids[0]}")
+        page.wait_for_function("(id) => document.getElementById(id).dataset.pending === undefined", arg=ids[0])
+        assert page.evaluate(shown_js, ids[0]) != before
+        assert page.url.endswith(f"#{ids[0]}") and "m=2" in page.url
         # a page with one plot has no figure links
         page.goto(f"{base_url}/sinusoidal?embed=true")
         assert page.locator(".stage-picker").is_hidden()
