@@ -11,6 +11,7 @@ import sys
 import uvicorn
 
 from app import settings
+from app.web import serving
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -53,13 +54,18 @@ def main(argv: list[str] | None = None) -> None:
         if not 0 < args.request_timeout <= 3600:
             parser.error("--request-timeout must be in (0, 3600] seconds")
         settings.export(request_timeout=repr(args.request_timeout))  # read by each worker's app.settings
+    # glibc gives each thread that allocates its own arena; the numpy temporaries of four request
+    # threads then fragment four arenas.  Two arenas: peak worker RSS under a cache-busting load
+    # 292-295 -> 250-258 MiB at the same throughput (bench/RESULTS.md).  glibc reads this when a
+    # process starts, so it reaches the workers the supervisor spawns, not this process.
+    os.environ.setdefault("MALLOC_ARENA_MAX", "2")
     configure_model(parser, args)  # first: the lectures' check imports the views, which read the model's path
     configure_learned_tables(parser, args)
     configure_lectures(parser, args)
     # After its graceful shutdown uvicorn re-raises the SIGTERM it caught; a shutdown on request is
     # a success, so end with status 0 (what container runtimes and supervisors expect).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    uvicorn.run(
+    config = uvicorn.Config(
         "app.main:create_app",
         factory=True,
         host=args.host,
@@ -70,6 +76,12 @@ def main(argv: list[str] | None = None) -> None:
         timeout_graceful_shutdown=10,
         http="app.web.connections:GuardedHttpToolsProtocol",  # a deadline per request (slowloris)
     )
+    try:
+        started = serving.serve(config)  # a shutdown that refuses new connections, never resets them
+    except KeyboardInterrupt:
+        return
+    if not started:
+        sys.exit(3)  # uvicorn.main.STARTUP_FAILURE, as uvicorn.run ends
 
 
 def configure_learned_tables(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

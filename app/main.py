@@ -38,19 +38,26 @@ VERSIONED_CACHE_CONTROL = "public, max-age=31536000, immutable"
 
 
 class ApiCors:
-    """CORS for reading, under /api only: a notebook or page on another origin may GET (and HEAD) the
-    JSON twins, without credentials; a preflight is answered.  Pages stay same-origin (no CORS header)."""
+    """CORS under /api only: a notebook or page on another origin may GET (and HEAD) the JSON twins,
+    and POST a JSON body to the operations that take one (``post_paths``: a model's config.json to
+    /api/rope/frequencies, vectors to /api/rope/rotate), without credentials; a preflight is answered
+    (for POST: with ``Content-Type: application/json``).  Pages stay same-origin (no CORS header)."""
 
-    def __init__(self, app) -> None:
+    def __init__(self, app, post_paths: frozenset[str] = frozenset()) -> None:
         self.app = app
-        self.cors = CORSMiddleware(
-            app, allow_origins=["*"], allow_methods=["GET", "HEAD"], allow_headers=["Accept", "If-None-Match"],
-            allow_credentials=False, expose_headers=["ETag"], max_age=3600,
+        self.post_paths = post_paths
+        common = dict(allow_origins=["*"], allow_credentials=False, expose_headers=["ETag"], max_age=3600)
+        self.cors = CORSMiddleware(app, allow_methods=["GET", "HEAD"], allow_headers=["Accept", "If-None-Match"], **common)
+        self.cors_post = CORSMiddleware(
+            app, allow_methods=["GET", "HEAD", "POST"], allow_headers=["Accept", "If-None-Match", "Content-Type"], **common
         )
 
     async def __call__(self, scope, receive, send) -> None:
         api = scope["type"] == "http" and (scope["path"] == "/api" or scope["path"].startswith("/api/"))
-        await (self.cors if api else self.app)(scope, receive, send)
+        if not api:
+            await self.app(scope, receive, send)
+        else:
+            await (self.cors_post if scope["path"] in self.post_paths else self.cors)(scope, receive, send)
 
 
 class Health(Answer):
@@ -111,7 +118,10 @@ def create_app() -> FastAPI:
         lifespan=lifespan,
     )
     # No compression middleware: each route decides once whether its body is worth gzip (app/web/caching.py).
-    app.add_middleware(ApiCors)  # inside the edge: its preflight answers carry the security headers too
+    # Inside the edge: its preflight answers carry the security headers too.  The operations taking a POST body
+    # are read from the views, so a new one is open to other origins the same way.
+    post_paths = frozenset(op.path for view in views for op in view.routes if "POST" in op.methods)
+    app.add_middleware(ApiCors, post_paths=post_paths)
     app.add_middleware(SecurityMiddleware)
     app.add_middleware(AccessLogMiddleware)  # outermost: times the whole response
     app.mount("/static", Static(directory=str(STATIC_DIR)), name="static")

@@ -33,6 +33,7 @@ from urllib.parse import urlencode
 
 from pydantic import BaseModel, ValidationError
 
+from app.web.params import UI
 from bench.asgi import clear_caches
 
 CPU_BUDGET_MS = 50.0
@@ -231,7 +232,12 @@ def choice_starts(model: type[BaseModel], default: dict[str, Any], max_variants:
     at most ``max_variants``, else the defaults and each choice changed alone."""
     choices = {}
     for name, prop in _properties(model).items():
-        if "enum" in prop:
+        field = model.model_fields.get(name)
+        ui = next((item for item in field.metadata if isinstance(item, UI)), None) if field is not None else None
+        if ui is not None and ui.options is not None:
+            # The choices this server offers (a text of your own needs the model: 503 without it, by design).
+            choices[name] = list(ui.options)
+        elif "enum" in prop:
             choices[name] = list(prop["enum"])
         elif prop.get("type") == "boolean":
             choices[name] = [False, True]

@@ -333,27 +333,89 @@ def smallest_base_witnesses(head_dim: int, length: int) -> list[int]:
     return sorted(values)[-32:]
 
 
-def larger_failing_base(head_dim: int, length: int, smallest_index: int, steps: int = 64, budget: int = 1 << 23) -> dict | None:
-    """The first grid value above the smallest base (within ``steps`` grid values) that fails
-    ``length``: ``{"base", "fails_at"}`` with B at that m < 0 by the definition.  Each candidate is
-    tried at :func:`smallest_base_witnesses`' distances, then scanned from m = 0 while the scans
-    stay within ``budget`` (distance, pair) terms; None if none is found that way."""
-    witnesses = np.array(smallest_base_witnesses(head_dim, length), dtype=np.float64)
-    thetas = inverse_frequencies(head_dim, grid_values(smallest_index + 1, smallest_index + 1 + steps))
-    work = 0
-    for g, theta in enumerate(thetas):
-        if witnesses.size:
-            values = np.cos(np.multiply.outer(witnesses, theta)).sum(axis=1)
-            if (values < 0).any():
-                return {"base": grid_value(smallest_index + 1 + g), "fails_at": int(witnesses[int(np.argmax(values < 0))])}
-        if work + length * len(theta) > budget:
-            return None
-        scan = MarginScan(theta)
-        found = scan.first_negative(0, length)
-        work += scan.work
-        if found is not None:
-            return {"base": grid_value(smallest_index + 1 + g), "fails_at": found}
-    return None
+# The search for a larger failing base: how many grid values above the smallest base it tries, how
+# far either side of each witness distance it looks, and the (distance, pair) terms it may evaluate.
+LARGER_STEPS = 2048
+LARGER_WINDOW = 16
+LARGER_BUDGET = 1 << 23
+
+
+def search_larger_failing_base(head_dim: int, length: int, smallest_index: int, steps: int = LARGER_STEPS,
+                               window: int = LARGER_WINDOW, budget: int = LARGER_BUDGET) -> dict:
+    """Look for a grid value above the smallest base that fails ``length``.
+
+    Passing bases are not an interval, so one usually exists close above.  The candidates, the
+    ``steps`` grid values above the smallest base, are tried in increasing order, first at every
+    distance within ``window`` of :func:`smallest_base_witnesses` (where earlier bases failed: a
+    failure moves by a few positions from one base to the next), 16 candidates at a time; then, with
+    the budget left, the first candidates are scanned at every m < length.  A failure found is
+    checked with the definition (:func:`margin_at` < 0).  At most ``budget`` (distance, pair) terms.
+
+    Returns ``{"found": {"base", "fails_at"} or None, "tried": candidates tried at the windows,
+    "scanned": candidates scanned at every m, "statement": one sentence saying what was searched}``.
+    When whole scans are cheap (length · d/2 ≤ budget/16) the candidates are scanned in order first, so
+    ``found`` is the first failing grid value; otherwise it is the first failure found, which need not be."""
+    pairs = head_dim // 2
+    witnesses = smallest_base_witnesses(head_dim, length)
+    near = sorted({m for w in witnesses for m in range(max(0, w - window), min(length, w + window + 1))})
+    distances = np.array(near, dtype=np.float64)
+    work, tried, scanned, found = 0, 0, 0, None
+
+    def scan_from(first: int, share: int) -> None:
+        nonlocal work, scanned, found
+        for g in range(first, steps):
+            if work + length * pairs > share:
+                return
+            scan = MarginScan(inverse_frequencies(head_dim, grid_value(smallest_index + 1 + g)))
+            hit = scan.first_negative(0, length)
+            work += scan.work
+            scanned = g + 1
+            if hit is not None:
+                found = {"base": grid_value(smallest_index + 1 + g), "fails_at": hit}
+                return
+
+    # Short lengths: whole scans are cheap, so the candidates are scanned in order first (the first failing
+    # grid value is then the one found).
+    if length * pairs <= budget // 16:
+        scan_from(0, budget // 2)
+    chunk = 16
+    for start in range(0, steps if distances.size and found is None else 0, chunk):
+        count = min(chunk, steps - start)
+        cost = distances.size * pairs * count
+        if work + cost > budget // 2:
+            break
+        work += cost
+        theta = inverse_frequencies(head_dim, grid_values(smallest_index + 1 + start, smallest_index + 1 + start + count))
+        margins = np.cos(distances[:, None, None] * theta[None, :, :]).sum(axis=-1)  # (distances, candidates)
+        tried = start + count
+        for g in np.flatnonzero((margins < 0).any(axis=0)):
+            m = int(distances[int(np.argmax(margins[:, g] < 0))])
+            base = grid_value(smallest_index + 1 + start + int(g))
+            if margin_at(inverse_frequencies(head_dim, base), m) < 0:
+                found = {"base": base, "fails_at": m}
+                tried = start + int(g) + 1
+                break
+        if found:
+            break
+    if found is None:
+        scan_from(scanned, budget)
+    parts = []
+    if scanned:
+        parts.append(f"scanned the first {scanned:,} grid values above the smallest base at every m < {length:,}")
+    if tried:
+        parts.append(f"tried the first {tried:,}{'' if scanned else ' grid values above the smallest base'} at the distances "
+                     f"within {window} of where earlier bases failed ({distances.size:,} distances)")
+    what = " and ".join(parts) or "could not try any grid value within the bound"
+    statement = (
+        f"Found by a bounded search: it {what}." if found else
+        f"None found within the search's bound ({budget:,} terms): it {what}; a larger base may still fail elsewhere."
+    )
+    return {"found": found, "tried": tried, "scanned": scanned, "statement": statement}
+
+
+def larger_failing_base(head_dim: int, length: int, smallest_index: int, **bounds) -> dict | None:
+    """``{"base", "fails_at"}`` of :func:`search_larger_failing_base`, or None."""
+    return search_larger_failing_base(head_dim, length, smallest_index, **bounds)["found"]
 
 
 # ---- one base: verdict and curve ------------------------------------------------------------------

@@ -54,16 +54,21 @@ class LlamaModel:
 LAYER_KEYS = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down")
 
 
-def rope_adjacent(x: np.ndarray, inv_freq: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
-    """Rotate adjacent pairs (x[..., 2i], x[..., 2i+1]) by angle position * inv_freq[i].
-
-    x has shape (..., T, d). A pair whose inv_freq is 0 is left as it is.
-    """
-    T = x.shape[-2]
-    pos = np.arange(T, dtype=np.float64) if positions is None else np.asarray(positions, dtype=np.float64)
+def rope_angles(inv_freq: np.ndarray, positions, attention_factor: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of position * inv_freq[i], each ``(T, r/2)`` float32, both multiplied by
+    ``attention_factor`` as transformers does (``LlamaRotaryEmbedding.forward``: ``cos = emb.cos() *
+    self.attention_scaling``, the same for sin), so that q.k after rotation is multiplied by its square.
+    Angles are computed in float64 and cast once (the forward pass stays float32)."""
+    pos = np.asarray(positions, dtype=np.float64)
     ang = pos[:, None] * np.asarray(inv_freq, dtype=np.float64)[None, :]
-    c = np.cos(ang).astype(np.float32)
-    s = np.sin(ang).astype(np.float32)
+    c = (np.cos(ang) * attention_factor).astype(np.float32)
+    s = (np.sin(ang) * attention_factor).astype(np.float32)
+    return c, s
+
+
+def rotate_adjacent(x: np.ndarray, c: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """Rotate adjacent pairs (x[..., 2i], x[..., 2i+1]) of x ``(..., T, d)`` by the angles whose cos and
+    sin are c, s ``(T, d/2)`` (from :func:`rope_angles`)."""
     a = x[..., 0::2]
     b = x[..., 1::2]
     out = np.empty_like(x, dtype=np.float32)
@@ -72,56 +77,145 @@ def rope_adjacent(x: np.ndarray, inv_freq: np.ndarray, positions: np.ndarray | N
     return out
 
 
+def rope_adjacent(x: np.ndarray, inv_freq: np.ndarray, positions: np.ndarray | None = None) -> np.ndarray:
+    """Rotate adjacent pairs (x[..., 2i], x[..., 2i+1]) by angle position * inv_freq[i].
+
+    x has shape (..., T, d). A pair whose inv_freq is 0 is left as it is.
+    """
+    T = x.shape[-2]
+    c, s = rope_angles(inv_freq, np.arange(T) if positions is None else positions)
+    return rotate_adjacent(x, c, s)
+
+
 def _rms(x, w, eps):
     return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * w
 
 
-def forward(model: LlamaModel, ids, keep_qk: bool = True, progress=None, logits: bool = True) -> dict:
-    """Run the model on token ids. Returns logits (T, vocab) (None when ``logits`` is false) and, per
-    layer, pre-rotation q (H, T, d) and k (Hkv, T, d) when ``keep_qk``, and the hidden state after it.
+def causal_attention(qr: np.ndarray, kr: np.ndarray, v: np.ndarray, scale, block: int | None = None) -> np.ndarray:
+    """Causal grouped-query softmax attention in blocks of queries; returns ``(T, H*d)`` float32.
 
-    Every activation stays float32 (the weights are float32): a float64 scalar in the score scale
-    would turn them float64 and every matmul after it into a slow mixed-type one.
-    ``progress(i, n)`` is called after each layer i = 1 .. n when given; an exception it raises stops
-    the pass there (a time limit).
+    qr ``(H, T, d)`` (rotated), kr ``(Hkv, T, d)`` (rotated), v ``(Hkv, T, d)``; query head h reads key
+    head h // (H/Hkv), as ``np.repeat(k, H/Hkv, axis=0)`` pairs them.  Queries [a, b) of a block are
+    scored only against keys [0, b) (their causal range), the triangle above the diagonal of the block's
+    last b − a keys set to −inf, so the largest array held is ``(H, block, T)`` scores, never ``(H, T, T)``
+    (block = None or ≥ T: one block, the plain pass).  softmax(s)·v is computed as exp(s − max)·v
+    divided by the row sums afterwards, which is the same number up to float32 rounding.
     """
+    H, T, d = qr.shape
+    Hk = kr.shape[0]
+    g = H // Hk
+    B = T if block is None else max(1, min(int(block), T))
+    scale = np.float32(scale)
+    out = np.empty((T, H, d), dtype=np.float32)
+    for a in range(0, T, B):
+        b = min(T, a + B)
+        n = b - a
+        q = np.ascontiguousarray(qr[:, a:b]).reshape(Hk, g * n, d)
+        s = q @ kr[:, :b].transpose(0, 2, 1)  # (Hk, g*n, b)
+        s *= scale
+        s4 = s.reshape(Hk, g, n, b)
+        s4[..., a:] += np.triu(np.full((n, n), -np.inf, dtype=np.float32), 1)
+        s -= s.max(axis=-1, keepdims=True)
+        np.exp(s, out=s)
+        den = s.sum(axis=-1, keepdims=True)
+        o = (s @ v[:, :b]) / den  # (Hk, g*n, d)
+        out[a:b] = o.reshape(H, n, d).transpose(1, 0, 2)
+        del s, s4
+    return out.reshape(T, H * d)
+
+
+def _layers(model: LlamaModel, ids, inv_freq=None, attention_factor: float = 1.0, block: int | None = None, progress=None):
+    """The decoder layers, one at a time: yields ``(q, k, x)`` after each layer (pre-rotation q
+    ``(H, T, d)``, k ``(Hkv, T, d)``, the hidden state ``(T, d_model)``); the one implementation of a layer
+    that :func:`forward` and :func:`next_token_loss` share."""
     cfg = model.config
     ids = np.asarray(ids, dtype=np.int64)
     T = len(ids)
     H, Hk, d = cfg.n_head, cfg.n_kv_head, cfg.head_dim
-    group = H // Hk
-    inv = inverse_frequencies(d, cfg.rope_base)
+    inv = inverse_frequencies(d, cfg.rope_base) if inv_freq is None else np.asarray(inv_freq, dtype=np.float64)
+    c, sn = rope_angles(inv, np.arange(T), attention_factor)
     scale = np.float32(1.0 / np.sqrt(d))
     x = np.asarray(model.embed[ids], dtype=np.float32)
-    mask = np.triu(np.full((T, T), -np.inf, dtype=np.float32), 1)
-    qs, ks, hiddens = [], [], []
     for li, L in enumerate(model.layers):
         h = _rms(x, L["attn_norm"], cfg.rms_eps)
         q = (h @ L["attn_q"].T).reshape(T, H, d).transpose(1, 0, 2)
         k = (h @ L["attn_k"].T).reshape(T, Hk, d).transpose(1, 0, 2)
-        v = (h @ L["attn_v"].T).reshape(T, Hk, d).transpose(1, 0, 2)
-        if keep_qk:
-            qs.append(q.copy())
-            ks.append(k.copy())
-        qr = rope_adjacent(q, inv)
-        kr = rope_adjacent(k, inv)
-        kr_full = np.repeat(kr, group, axis=0)
-        v_full = np.repeat(v, group, axis=0)
-        s = (qr @ kr_full.transpose(0, 2, 1)) * scale + mask
-        s = s - s.max(axis=-1, keepdims=True)
-        p = np.exp(s)
-        p /= p.sum(axis=-1, keepdims=True)
-        a = (p @ v_full).transpose(1, 0, 2).reshape(T, H * d)
+        v = np.ascontiguousarray((h @ L["attn_v"].T).reshape(T, Hk, d).transpose(1, 0, 2))
+        a = causal_attention(rotate_adjacent(q, c, sn), rotate_adjacent(k, c, sn), v, scale, block)
         x = x + a @ L["attn_output"].T
         h = _rms(x, L["ffn_norm"], cfg.rms_eps)
         g = h @ L["ffn_gate"].T
         u = h @ L["ffn_up"].T
         x = x + ((g / (1.0 + np.exp(-g))) * u) @ L["ffn_down"].T
-        hiddens.append(x.copy())
+        yield q, k, x
         if progress is not None:
             progress(li + 1, cfg.n_layer)
-    out = _rms(x, model.out_norm, cfg.rms_eps) @ model.out_head.T if logits else None
+
+
+def forward(
+    model: LlamaModel,
+    ids,
+    keep_qk: bool = True,
+    progress=None,
+    logits: bool = True,
+    inv_freq=None,
+    attention_factor: float = 1.0,
+    block: int | None = None,
+) -> dict:
+    """Run the model on token ids. Returns logits (T, vocab) (None when ``logits`` is false) and, per
+    layer, pre-rotation q (H, T, d) and k (Hk, T, d) when ``keep_qk``, and the hidden state after it.
+
+    Every activation stays float32 (the weights are float32): a float64 scalar in the score scale
+    would turn them float64 and every matmul after it into a slow mixed-type one.
+    ``progress(i, n)`` is called after each layer i = 1 .. n when given; an exception it raises stops
+    the pass there (a time limit).  ``inv_freq`` (r/2,) and ``attention_factor`` replace the model's own
+    RoPE (default: base**(-2i/d), factor 1), as a scaling method resolves them; ``block``: queries per
+    attention block (:func:`causal_attention`; None = one block).
+    """
+    qs, ks, hiddens = [], [], []
+    x = None
+    for q, k, x in _layers(model, ids, inv_freq, attention_factor, block, progress):
+        if keep_qk:
+            qs.append(q.copy())
+            ks.append(k.copy())
+        hiddens.append(x)
+    out = _rms(x, model.out_norm, model.config.rms_eps) @ model.out_head.T if logits else None
     return {"logits": out, "q": qs, "k": ks, "hidden": hiddens}
+
+
+def next_token_loss(
+    model: LlamaModel,
+    ids,
+    inv_freq=None,
+    attention_factor: float = 1.0,
+    block: int | None = 512,
+    chunk: int = 512,
+    progress=None,
+) -> np.ndarray:
+    """Per-position next-token loss −log p(ids[t+1] | ids[0..t]) in nats, shape ``(T−1,)`` float64, in
+    memory bounded for long inputs: attention in query blocks (:func:`causal_attention`), no per-layer
+    state kept, and the output head applied to ``chunk`` positions at a time, of which only the
+    log-softmax of the next token is kept (a full T × vocab logits matrix is never made: at T = 16,384
+    and SmolLM2's 49,152 tokens it would be 3.2 GB).  The log-softmax is max + log Σ exp(l − max) − l[next],
+    in float32 like the logits, accumulated into float64.
+
+    ``inv_freq`` and ``attention_factor`` come from outside (``app.core.scaling.compute``); a method that
+    reads the sequence length (dynamic NTK) is resolved by the caller for the one length of this pass.
+    """
+    ids = np.asarray(ids, dtype=np.int64)
+    T = len(ids)
+    x = None
+    for _, _, x in _layers(model, ids, inv_freq, attention_factor, block, progress):
+        pass
+    h = _rms(x, model.out_norm, model.config.rms_eps)
+    loss = np.empty(T - 1, dtype=np.float64)
+    for a in range(0, T - 1, chunk):
+        b = min(T - 1, a + chunk)
+        lg = h[a:b] @ model.out_head.T
+        m = lg.max(axis=-1, keepdims=True)
+        lse = m[:, 0] + np.log(np.exp(lg - m).sum(axis=-1))
+        loss[a:b] = lse.astype(np.float64) - lg[np.arange(b - a), ids[a + 1 : b + 1]].astype(np.float64)
+    return loss
 
 
 def greedy(model: LlamaModel, ids, n_new: int) -> list[int]:

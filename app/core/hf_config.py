@@ -57,6 +57,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from app.core import model_families
 from app.core.scaling import COMMON_KEYS, DEFAULT_THETA, METHODS, RopeConfig, ScalingError, validate
 
 # Keys a RoPE dict may hold: the registry's fields of every method, the common ones, and the older "type".
@@ -116,7 +117,12 @@ def _integer(where: str, value: Any, low: int = 1, high: int = MAX_LENGTH) -> in
 
 
 # Keys of the ``top`` dict (merged into the standardised dict that rope_config_from_hf returns).
-TOP_KEYS = ("model_type", "head_dim", "max_position_embeddings", "pairing", "text_config", "mrope", "layers")
+TOP_KEYS = ("model_type", "head_dim", "max_position_embeddings", "pairing", "pairing_known", "pairing_source",
+            "latent_attention", "query_scale", "text_config", "mrope", "layers")
+# Keys inside a RoPE dict that are not frequencies: taken out before the dict is standardised.
+QUERY_SCALE_KEY = "llama_4_scaling_beta"
+# Llama4TextConfig's defaults for the NoPE layers' query scale (attn_temperature_tuning, floor_scale, attn_scale).
+LLAMA4_TEMPERATURE_DEFAULTS = (True, 8192, 0.1)
 LAYER_TYPE_LABELS = {"full_attention", "sliding_attention", "chunked_attention", "linear_attention"}
 MROPE_KEYS = ("mrope_section", "mrope_interleaved")
 # Config classes whose ``default_theta`` is not the mixin's 10000 (transformers 5.24, the text models):
@@ -221,11 +227,23 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
         raise ScalingError("model_type", f"model_type must be a string (got {model_type!r})")
     cfg = dict(cfg)
 
-    # Model-specific names (attribute maps and config classes).
-    if model_type == "gptj":
-        for alias, name in (("n_embd", "hidden_size"), ("n_head", "num_attention_heads"), ("n_positions", "max_position_embeddings")):
-            if alias in cfg and name not in cfg:
-                cfg[name] = cfg[alias]
+    # Keys of the wrapper itself (beside text_config) and of the text model that bear on position but are not read.
+    if text_key:
+        notes.extend(model_families.position_key_notes({k: v for k, v in config.items() if k != "text_config"}))
+    notes.extend(model_families.position_key_notes(cfg))
+
+    # Model-specific names (attribute maps and config classes).  GPT-2-style names (GPT-J, CodeGen, phi-2's
+    # first phi-msft form) are read whatever the model_type, as those config classes' attribute maps do.
+    aliased = []
+    for alias, name in (("n_embd", "hidden_size"), ("n_head", "num_attention_heads"), ("n_positions", "max_position_embeddings")):
+        if alias in cfg and name not in cfg:
+            cfg[name] = cfg[alias]
+            aliased.append(f"{alias} as {name}")
+    if aliased and model_type != "gptj":
+        notes.append("GPT-2-style names: " + ", ".join(aliased) + " (the attribute map of GPT-J's and phi-msft's config classes).")
+    chatglm = model_type == "chatglm" or "kv_channels" in cfg
+    if chatglm:
+        _chatglm(cfg, notes)
     if model_type == "gpt_neox":
         if "rotary_emb_base" in cfg and "rope_theta" not in cfg:
             cfg["rope_theta"] = cfg["rotary_emb_base"]
@@ -265,6 +283,8 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
         if head_dim < 1:
             raise ScalingError("num_attention_heads", "hidden_size // num_attention_heads must be at least 1")
     head_dim = _integer("head_dim", head_dim, 1, MAX_HEAD_DIM)
+    if "rotary_dim" in cfg and model_type != "gptj":
+        _rotary_dim(cfg, head_dim, notes)
 
     max_pos = cfg.get("max_position_embeddings")
     if max_pos is not None:
@@ -287,8 +307,13 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
         cfg["rope_theta"] = DEFAULT_THETA_BY_MODEL_TYPE[model_type]
     settings = []
     mrope: dict[str, Any] | None = None
+    beta_given: tuple[str, Any] | None = (
+        (f"{text_key + '.' if text_key else ''}{QUERY_SCALE_KEY}", cfg[QUERY_SCALE_KEY]) if QUERY_SCALE_KEY in cfg else None
+    )
     for layer_type, params, where in _settings_dicts(cfg, model_type, raw, source, notes):
         setting_notes: list[str] = []
+        if QUERY_SCALE_KEY in params:
+            beta_given = (f"{text_key + '.' if text_key else ''}{where}.{QUERY_SCALE_KEY}", params.pop(QUERY_SCALE_KEY))
         for key in MROPE_KEYS:
             if key in params:
                 value = params.pop(key)
@@ -311,10 +336,113 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
             "position id is the same, so text tokens see the ordinary ladder."
         )
 
+    pairing = model_families.family_pairing(model_type, cfg)
+    if not pairing["known"]:
+        notes.append(f"Pairing: {pairing['source']}.")
+    layers = _layers(cfg, model_type, settings, notes)
+    primary = settings[_primary_index(settings)]["params"] if settings else {}
     top = {"model_type": model_type, "head_dim": head_dim, "max_position_embeddings": max_pos,
-           "pairing": "interleaved" if model_type == "gptj" else "half", "text_config": text_key,
-           "mrope": mrope, "layers": _layers(cfg, model_type, settings, notes)}
+           "pairing": pairing["pairing"], "pairing_known": pairing["known"], "pairing_source": pairing["source"],
+           "latent_attention": model_families.latent_attention(model_type, cfg),
+           "query_scale": _query_scale(cfg, model_type, beta_given, primary, max_pos, layers, notes),
+           "text_config": text_key, "mrope": mrope, "layers": layers}
     return top, settings, notes
+
+
+def _chatglm(cfg: dict[str, Any], notes: list[str]) -> None:
+    """ChatGLM (THUDM's modeling_chatglm.py, ChatGLM2/3 and GLM-4's first release): the head is
+    ``kv_channels`` wide (else hidden_size // num_attention_heads); RotaryEmbedding(rotary_dim // 2)
+    turns its first half in adjacent pairs, with base 10000 · rope_ratio (rope_ratio default 1) and
+    ``seq_length`` positions."""
+    given = "kv_channels" in cfg and cfg["kv_channels"] is not None
+    if given:
+        cfg["head_dim"] = _integer("kv_channels", cfg["kv_channels"], 2, MAX_HEAD_DIM)
+    ratio = cfg.get("rope_ratio", 1)
+    ratio = _number("rope_ratio", 1 if ratio is None else ratio, 0, MAX_THETA / DEFAULT_THETA, strict_low=True)
+    if "rope_theta" in cfg:
+        notes.append(f"rope_theta is not read: ChatGLM's rotary code fixes the base at 10000 and multiplies it by rope_ratio.")
+    cfg["rope_theta"] = DEFAULT_THETA * ratio
+    cfg["partial_rotary_factor"] = 0.5
+    if "seq_length" in cfg and "max_position_embeddings" not in cfg:
+        cfg["max_position_embeddings"] = cfg["seq_length"]
+    notes.append(
+        "ChatGLM: " + ("kv_channels" if given else "hidden_size / num_attention_heads") + " is the size of a head, and RoPE "
+        "turns its first half in adjacent pairs (RotaryEmbedding(rotary_dim // 2) in modeling_chatglm.py), the other half "
+        f"carries no position; base = 10000 · rope_ratio = {_plain(DEFAULT_THETA * ratio)}"
+        + ("" if "rope_ratio" in cfg else " (rope_ratio not given: 1)")
+        + ("; seq_length is the length" if "seq_length" in cfg else "") + "."
+    )
+
+
+def _rotary_dim(cfg: dict[str, Any], head_dim: int, notes: list[str]) -> None:
+    """``rotary_dim`` outside GPT-J (CodeGen, phi-2's first phi-msft form): that many dimensions of each
+    head rotate; the base is the config's rope_theta, else 10000 (phi-msft's RotaryEmbedding default)."""
+    if "partial_rotary_factor" in cfg:
+        notes.append("rotary_dim is not read: partial_rotary_factor is given and transformers reads that.")
+        return
+    rotary = _integer("rotary_dim", cfg["rotary_dim"], 2, head_dim)
+    factor = rotary / head_dim
+    while int(head_dim * factor) < rotary:  # int() of a product just under a whole number
+        factor = math.nextafter(factor, 2.0)
+    cfg["partial_rotary_factor"] = factor
+    notes.append(
+        f"rotary_dim = {rotary}: RoPE turns {rotary} of the {head_dim} dimensions of each head, the others carry no position "
+        "(the first phi-msft and CodeGen code rotate x[..., :rotary_dim])"
+        + ("" if "rope_theta" in cfg or "rotary_emb_base" in cfg else "; no base given: 10000, the rotary code's default") + "."
+    )
+    if "rope_theta" not in cfg:
+        cfg["rope_theta"] = cfg.get("rotary_emb_base", DEFAULT_THETA)
+
+
+def _query_scale(cfg, model_type, beta_given, primary: dict[str, Any], max_pos, layers, notes: list[str]) -> dict[str, Any] | None:
+    """The position-dependent query scale the family's attention applies (app.core.model_families):
+    Ministral 3's llama_4_scaling_beta on every layer, Llama 4's attn_temperature_tuning on its NoPE
+    layers; None when the config has neither."""
+    if beta_given is not None:
+        where, beta = beta_given
+        if beta is None:
+            notes.append(f"{where} is null: Ministral 3's code would fail multiplying by it; no query scale is applied here.")
+            return None
+        beta = _number(where, beta, 0, 10)
+        interval = primary.get("original_max_position_embeddings")
+        if interval is None:
+            raise ScalingError(
+                where,
+                f"{where} needs original_max_position_embeddings in the RoPE dict: Ministral 3 divides the position by it "
+                "(its rope_type here does not give one)",
+            )
+        interval = _integer("original_max_position_embeddings", interval)
+        scale = {"beta": beta, "interval": interval, "offset": 0, "layers": "all", "where": where,
+                 "interval_key": "original_max_position_embeddings", "reference": "modeling_ministral3.py _get_llama_4_attn_scale"}
+    elif model_type in ("llama4", "llama4_text") or "attn_temperature_tuning" in cfg:
+        tuning_default, floor_default, beta_default = LLAMA4_TEMPERATURE_DEFAULTS
+        tuning = cfg.get("attn_temperature_tuning", tuning_default)
+        if not tuning:
+            notes.append("attn_temperature_tuning is off: Llama 4's NoPE layers do not scale their queries.")
+            return None
+        if not (layers or {}).get("nope_layers"):
+            notes.append("attn_temperature_tuning is set, but the config has no NoPE layers, which are the only ones it scales.")
+            return None
+        beta = _number("attn_scale", cfg.get("attn_scale", beta_default), 0, 10)
+        interval = _integer("floor_scale", cfg.get("floor_scale", floor_default))
+        scale = {"beta": beta, "interval": interval, "offset": 1, "layers": "nope", "where": "attn_scale",
+                 "interval_key": "floor_scale", "reference": "modeling_llama4.py Llama4TextAttention (attn_temperature_tuning)"}
+    else:
+        return None
+    length = max_pos or scale["interval"]
+    scale["max_length"] = length
+    scale["at_max_length"] = float(model_families.query_scale(length - 1, scale["beta"], scale["interval"], scale["offset"]))
+    # The first position where the scale leaves 1.
+    scale["first_rise"] = scale["interval"] - scale["offset"]
+    pos = "pos" if scale["offset"] == 0 else "(pos + 1)"
+    whose = "every layer multiplies" if scale["layers"] == "all" else "the NoPE layers multiply"
+    scale["formula"] = f"1 + {scale['beta']:g}·ln(1 + ⌊{pos} / {scale['interval']}⌋)"
+    notes.append(
+        f"Query scale: {whose} q by {scale['formula']} ({scale['reference']}), so the logits grow with position: "
+        f"1 up to position {scale['first_rise'] - 1:,}, {float(model_families.query_scale(scale['first_rise'], scale['beta'], scale['interval'], scale['offset'])):.6g} "
+        f"from {scale['first_rise']:,}, {scale['at_max_length']:.6g} at the last position {length - 1:,}."
+    )
+    return scale
 
 
 def _theta_inside(raw: dict[str, Any]) -> bool:
@@ -387,10 +515,7 @@ def _nope_layers(cfg: dict[str, Any], model_type: str | None, count: int | None,
         f"{len(rope)} use the frequencies below ({origin})."
     )
     if model_type in ("llama4_text", "llama4"):
-        text += (
-            " In Llama 4's layer_types the RoPE layers are chunked_attention and the NoPE layers full_attention; "
-            "attn_temperature_tuning, floor_scale and attn_scale (the NoPE layers' query scaling) are outside this app's scope."
-        )
+        text += " In Llama 4's layer_types the RoPE layers are chunked_attention and the NoPE layers full_attention."
     notes.append(text)
     return {"rope_layers": rope, "nope_layers": nope, "source": origin}
 

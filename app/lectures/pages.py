@@ -116,7 +116,9 @@ def lecture_page(request: Request, name: str, step: int = Query(1), presenter: b
     index = _step_index(lecture, step)
     current = lecture.steps[index]
     join = "&" if "?" in current.url else "?"
-    frame_url = current.url + join + "embed=true" + ("&presenter=true" if presenter else "")
+    # the framed view lays out as a stage (templates/view.html): the fragment names the figure it shows
+    figure = getattr(current, "figure", "") or ""
+    frame_url = current.url + join + "embed=true" + ("&presenter=true" if presenter else "") + (f"#{figure}" if figure else "")
     student_url = str(request.base_url).rstrip("/") + current.url
     context = {
         "nav": ordered(), "lecture": lecture, "step": current, "number": index + 1, "total": len(lecture.steps),

@@ -105,6 +105,14 @@ def _read_gguf(path: Path):
     return cfg, {name: named[name] for name in wanted}, extra
 
 
+def read_field(path: str | os.PathLike, key: str, default=None):
+    """One metadata field of a GGUF file (e.g. ``llama.context_length``), read with gguf's own reader;
+    ``default`` when the file does not have it."""
+    import gguf
+
+    return _field(gguf.GGUFReader(str(check_file(path))), key, default)
+
+
 def _dequantised(t) -> np.ndarray:
     from gguf.quants import dequantize
 

@@ -118,6 +118,38 @@ def scaling_fields(hidden: bool) -> dict[str, Any]:
         ],
         "short_factor": Annotated[factor_list, ui("short_factor", kind="list", help="LongRoPE, one value per pair."), per_pair("short_factor")],
         "long_factor": Annotated[factor_list, ui("long_factor", kind="list", help="LongRoPE, one value per pair."), per_pair("long_factor")],
+        # What the model family does around the frequencies (app.core.model_families): the pairing its
+        # checkpoint uses, whether its attention is DeepSeek-style latent attention, and its query scale.
+        "pairing": Annotated[
+            Literal["half", "interleaved"],
+            Field(description="The model family's pairing: 'half' pairs (x_j, x_(j+r/2)) (GPT-NeoX style, Llama's rotate_half), "
+                  "'interleaved' adjacent (x_2j, x_2j+1) (GPT-J style). It does not change a frequency; it says which "
+                  "dimensions of the checkpoint turn together (/conventions)."),
+            ui("Pairing of the model", help="Which dimensions turn together; see /conventions."),
+        ],
+        "latent_attention": Annotated[
+            bool,
+            Field(description="DeepSeek-V2/V3-style latent attention (DeepSeek, Kimi-K2): its softmax scale is also multiplied by "
+                  "get_mscale(s, mscale_all_dim)². Other families use plain 1/√d and do not."),
+            ui("Latent attention (DeepSeek)"),
+        ],
+        "query_scale_beta": Annotated[
+            float,
+            Field(ge=0, le=10, allow_inf_nan=False, description="β of a query scale 1 + β·ln(1 + ⌊(pos + offset)/interval⌋) "
+                  "(Ministral 3's llama_4_scaling_beta, Llama 4's attn_scale on its NoPE layers); 0 = none."),
+            ui("Query scale β (0 = none)", kind="number", step=0.01),
+        ],
+        "query_scale_interval": Annotated[
+            int,
+            Field(ge=1, le=MAX_LENGTH, description="The query scale's interval: Ministral 3's original_max_position_embeddings, "
+                  "Llama 4's floor_scale."),
+            ui("Query scale interval", kind="log", unit="tokens"),
+        ],
+        "query_scale_offset": Annotated[
+            int,
+            Field(ge=0, le=1, description="Added to the 0-based position before dividing: 0 in Ministral 3, 1 in Llama 4."),
+            ui("Query scale offset", kind="number"),
+        ],
     }
 
 
@@ -133,6 +165,11 @@ METHOD_FIELD_DEFAULTS: dict[str, Any] = {
     "high_freq_factor": 4.0,
     "short_factor": (),
     "long_factor": (),
+    "pairing": "half",
+    "latent_attention": False,
+    "query_scale_beta": 0.0,
+    "query_scale_interval": 8192,
+    "query_scale_offset": 0,
 }
 
 M = TypeVar("M", bound="ScalingChecks")

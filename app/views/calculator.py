@@ -116,7 +116,8 @@ class CalculatorAnswer(Answer):
     smallest_base_reason: str | None = doc("Why there is no smallest base (null when there is one).")
     smallest_base_previous: float | None = doc("The grid value just below smallest_base.")
     smallest_base_previous_fails_at: int | None = doc("Where it fails.")
-    larger_failing_base: FailingBase | None = doc("A larger grid base that fails again (null if none was found).")
+    larger_failing_base: FailingBase | None = doc("A larger grid base that fails again (null if the bounded search found none).")
+    larger_failing_base_search: str | None = doc("What the search for larger_failing_base tried, and its bound (null without a smallest base).")
     smallest_base_train: float | None = doc("The smallest base for the training length.")
     smallest_base_train_source: str | None = doc("'table' or 'live'.")
     smallest_base_train_reason: str | None = doc("Why there is none (null when there is).")
@@ -162,9 +163,10 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
             verdict = curve_verdict
         curves.append({"label": label, "base": base, "low": envelope["low"], "high": envelope["high"],
                        "min": envelope["min"], "min_at": envelope["min_at"], **{f"verdict_{k}": v for k, v in curve_verdict.items()}})
-    larger = None
+    larger, larger_search = None, None
     if smallest["base"] is not None:
-        larger = men.larger_failing_base(d, T, men.grid_index_at_least(smallest["base"]))
+        search = men.search_larger_failing_base(d, T, men.grid_index_at_least(smallest["base"]))
+        larger, larger_search = search["found"], search["statement"]
     tabulated = men.table_records(d)
     step = men.grid_step(smallest["base"]) if smallest["base"] else None
     return {
@@ -193,6 +195,7 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
         "smallest_base_previous": smallest["previous_base"],
         "smallest_base_previous_fails_at": smallest["previous_fails_at"],
         "larger_failing_base": larger,
+        "larger_failing_base_search": larger_search,
         "smallest_base_train": smallest_train["base"],
         "smallest_base_train_source": smallest_train["source"],
         "smallest_base_train_reason": smallest_train["reason"],

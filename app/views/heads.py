@@ -32,7 +32,11 @@ _META = MODEL.heads.meta
 # The model this worker runs for a text of your own, or none (decided once, from the settings).
 RUNNER = MODEL.runner
 CUSTOM = RUNNER.available
-TextId = Literal[tuple(MODEL.heads.text_ids()) + (("custom",) if CUSTOM else ())]  # type: ignore[valid-type]
+# 'custom' is in the schema on every server (one schema, one generated client); a server without the model
+# answers it 503 with the reason, and its page does not offer it (UI options).
+SHIPPED_TEXTS = tuple(MODEL.heads.text_ids())
+TextId = Literal[SHIPPED_TEXTS + ("custom",)]  # type: ignore[valid-type]
+NO_MODEL = f"This server has no model to read a text of your own; {MODEL.how_to_add}"
 DEFAULT_CUSTOM_TEXT = "The capital of France is Paris."
 
 
@@ -41,19 +45,20 @@ class CustomTextError(ValueError):
 
     field = "custom_text"
 HALF = _META["head_dim"] // 2
-# A select of the shipped layers (the query string carries them as text; compared as numbers below).
-LayerId = Literal[tuple(str(layer) for layer in _META["layers"])]  # type: ignore[valid-type]
+LAYERS = tuple(int(layer) for layer in _META["layers"])
+# The surgery's default reference length (SmolLM2's max_position_embeddings), and the longest text here.
+SURGERY_LENGTH = 8192
+MAX_TEXT_TOKENS = max(256, model_runner.MAX_TOKENS)
 
 
 class HeadsParams(Params):
     text: Annotated[
         TextId,
         Field(
-            description="Which shipped text the model read"
-            + ("; 'custom': custom_text, run through the model on this server." if CUSTOM else
-               f". (A text of your own needs the model on the server: {MODEL.how_to_add}.)")
+            description="Which shipped text the model read; 'custom': custom_text, run through the model on the server (a "
+            "server without the model answers 503 saying how to add it)."
         ),
-        UI("Text"),
+        UI("Text", options=None if CUSTOM else SHIPPED_TEXTS),
     ] = "random-repeated"
     custom_text: Annotated[
         str,
@@ -68,7 +73,12 @@ class HeadsParams(Params):
         ),
         Require("text != 'custom' or words(custom_text) > 0", "Type a text for the model to read"),
     ] = DEFAULT_CUSTOM_TEXT
-    layer: Annotated[LayerId, Field(description=f"Layer (shipped: {', '.join(map(str, _META['layers']))})."), UI("Layer")] = "3"
+    layer: Annotated[
+        int,
+        Field(description=f"Layer: one of the shipped layers {', '.join(map(str, LAYERS))}.", json_schema_extra={"enum": list(LAYERS)}),
+        UI("Layer", kind="select"),
+        Require(f"layer in {LAYERS!r}", f"layer must be one of the shipped layers {', '.join(map(str, LAYERS))}"),
+    ] = 3
     head: Annotated[int, Field(ge=0, le=_META["n_head"] - 1, description="Query head."), UI("Head")] = 0
     # The surgery's own names (not rope_type, base, factor): those mean a model's RoPE with one default
     # on every endpoint (app/web/fields.py DEFAULTS); here the model's RoPE is fixed and these change it.
@@ -83,6 +93,14 @@ class HeadsParams(Params):
     surgery_factor: Annotated[
         float, Field(ge=1.0, le=64.0, description="Scaling factor of the surgery (linear, dynamic, yarn, llama3)."), UI("Factor")
     ] = 4.0
+    surgery_length: Annotated[
+        int,
+        Field(ge=2, le=SURGERY_LENGTH, description=f"Reference length of the surgery: dynamic NTK's max_position_embeddings "
+              f"(it changes θ only on texts longer than this) and yarn's and llama3's original_max_position_embeddings "
+              f"(the model's own is {SURGERY_LENGTH}; the texts here are at most {MAX_TEXT_TOKENS} tokens, so dynamic acts "
+              "only below that)."),
+        UI("Surgery reference length", kind="log", unit="tokens"),
+    ] = SURGERY_LENGTH
     band_lo: Annotated[int, Field(ge=-1, le=HALF - 1, description="First pair of the band (-1: no band)."), UI("Band from pair")] = -1
     band_hi: Annotated[
         int, Field(ge=0, le=HALF - 1, description="Last pair of the band (at least band_lo)."), UI("Band to pair"),
@@ -92,7 +110,7 @@ class HeadsParams(Params):
 
     @model_validator(mode="after")
     def _check(self):
-        if self.text == "custom" and self.custom_text.split():
+        if self.text == "custom" and self.custom_text.split() and CUSTOM:
             try:
                 count = len(RUNNER.encode(self.custom_text))
             except model_runner.PassStopped as exc:
@@ -113,11 +131,12 @@ class HeadsParams(Params):
         if self.surgery_rope_type != "default":
             extra["factor"] = self.surgery_factor
         if self.surgery_rope_type in ("yarn", "llama3"):
-            extra["original_max_position_embeddings"] = 8192
+            extra["original_max_position_embeddings"] = self.surgery_length
         if self.surgery_rope_type == "llama3":
             extra.update(low_freq_factor=1.0, high_freq_factor=4.0)
         return scaling.RopeConfig(
-            rope_type=self.surgery_rope_type, rope_theta=self.surgery_base, head_dim=_META["head_dim"], max_position_embeddings=8192, **extra
+            rope_type=self.surgery_rope_type, rope_theta=self.surgery_base, head_dim=_META["head_dim"],
+            max_position_embeddings=self.surgery_length, **extra
         )
 
     @property
@@ -134,13 +153,13 @@ def _null_upper(w: np.ndarray) -> np.ndarray:
 THETA = inverse_frequencies(_META["head_dim"], _META["rope_base"])
 
 
-def _layer_qk(arr: dict[str, Any], layer: str) -> tuple[np.ndarray, np.ndarray]:
+def _layer_qk(arr: dict[str, Any], layer: int) -> tuple[np.ndarray, np.ndarray]:
     """The stored pre-rotation q (heads, T, d) and k (kv heads, T, d) of one layer, as float32."""
     li = _META["layers"].index(int(layer))
     return arr["q"][li].astype(np.float32), arr["k"][li].astype(np.float32)
 
 
-def _layer_statistics(arr: dict[str, Any], layer: str) -> tuple[tuple[dict[str, Any], ...], np.ndarray]:
+def _layer_statistics(arr: dict[str, Any], layer: int) -> tuple[tuple[dict[str, Any], ...], np.ndarray]:
     """Every head's class and pair energy in one layer: the same whatever the surgery."""
     H, Hk = _META["n_head"], _META["n_kv_head"]
     inv = THETA
@@ -155,14 +174,17 @@ def _layer_statistics(arr: dict[str, Any], layer: str) -> tuple[tuple[dict[str, 
 
 
 @lru_cache(maxsize=64)
-def _shipped_layer_statistics(text: str, layer: str) -> tuple[tuple[dict[str, Any], ...], np.ndarray]:
+def _shipped_layer_statistics(text: str, layer: int) -> tuple[tuple[dict[str, Any], ...], np.ndarray]:
     """:func:`_layer_statistics` of a shipped text, kept so a slider on the rotary settings does not
     recompute them (the shipped texts and layers bound the cache)."""
     return _layer_statistics(MODEL.heads.text_arrays(text), layer)
 
 
 def _custom_arrays(text: str) -> dict[str, Any]:
-    """The model's pass over a text of your own; a busy worker or a pass over its time limit is a 503."""
+    """The model's pass over a text of your own; no model on this server, a busy worker or a pass over its
+    time limit is a 503 saying which."""
+    if not CUSTOM:
+        raise HTTPException(503, NO_MODEL)
     try:
         return RUNNER.run(text)
     except model_runner.ModelBusy as exc:
@@ -172,7 +194,7 @@ def _custom_arrays(text: str) -> dict[str, Any]:
 
 
 def _pending(params: HeadsParams) -> bool:
-    return params.text == "custom" and not RUNNER.cached(params.custom_text)
+    return CUSTOM and params.text == "custom" and not RUNNER.cached(params.custom_text)
 
 
 class HeadClass(Answer):
@@ -205,11 +227,12 @@ class HeadsAnswer(Answer):
 
     text: str
     custom_text: str | None = doc("The text of your own read when text is 'custom'.", optional=True)
-    layer: str
+    layer: int
     head: int
     surgery_rope_type: str
     surgery_base: float
     surgery_factor: float
+    surgery_length: int
     band_lo: int
     band_hi: int
     band_mode: str
@@ -218,13 +241,17 @@ class HeadsAnswer(Answer):
     n_tokens: int = doc("Number of tokens.")
     theta: Floats = doc("θ_j of each pair as the model uses it.")
     weights: MaskedMatrix = doc("Attention weights, one row per query token; null above the causal diagonal.")
-    pair_energy: Floats = doc("Share of the head's q·k carried by each pair.")
-    layer_pair_energy: Matrix = doc("pair_energy of every head of the layer.")
+    pair_energy: Floats = doc(
+        "E_j = mean over positions of ‖q_j‖·‖k_j‖ for each pair j (q at a position, k at the same position): how large "
+        "the pair's two 2-D pieces are together, a mean product of norms, not a share (the values do not add up to 1)."
+    )
+    layer_pair_energy: Matrix = doc("pair_energy of every head of the layer (rows: heads).")
     offset_scores: Floats = doc("Mean weight at each offset back from the query.")
     head_classes: list[HeadClass] = doc("Every head of the layer, classified.")
     mass: HeadMass
     divergence: float = doc("How far the weights move from the model's own when θ is changed (0 when it is not).")
     source: HeadSource
+    notes: list[str] = doc("What the surgery does at this length, when it is not what one would guess (dynamic NTK below its reference length).")
     surgered_theta: Floats | None = doc("θ after the change (present when surgery_rope_type or the band changes θ).", optional=True)
     surgered_weights: MaskedMatrix | None = doc("Weights after the change.", optional=True)
     surgered_mass: HeadMass | None = doc("mass after the change.", optional=True)
@@ -261,6 +288,7 @@ def compute_heads(params: HeadsParams) -> dict[str, Any]:
         "mass": heads.mass(w),
         "divergence": 0.0,
         "source": {key: _META[key] for key in ("model", "source", "license", "gguf_sha256")},
+        "notes": _surgery_notes(params, T),
     }
     if params.surgery:
         band = (params.band_lo, params.band_hi) if params.band_lo >= 0 else None
@@ -275,6 +303,19 @@ def compute_heads(params: HeadsParams) -> dict[str, Any]:
     return out
 
 
+def _surgery_notes(params: HeadsParams, length: int) -> list[str]:
+    """Dynamic NTK acts only past its reference length (scaling.dynamic_alpha is 1 up to it): say so, and
+    name a reference length where this text would change."""
+    if params.surgery_rope_type != "dynamic" or length > params.surgery_length:
+        return []
+    below = max(2, length // 4)
+    return [
+        f"Dynamic NTK changes nothing here: it acts only on texts longer than its reference length "
+        f"surgery_length = {params.surgery_length:,}, and this text has {length} tokens. Set surgery_length below "
+        f"{length} (e.g. {below}) to see it act: its base then becomes b·(s·{length}/{below} − (s − 1))^(d/(d−2))."
+    ]
+
+
 def heads_csv(data: dict[str, Any]):
     header = ["pair j", "theta_j", "pair energy E_j"]
     return header, Columns(np.arange(len(data["theta"])), np.column_stack([data["theta"], data["pair_energy"]]))
@@ -286,33 +327,60 @@ def heads_csv(data: dict[str, Any]):
 class HeadsProgress(Answer):
     """Where this worker stands with a text of your own."""
 
-    state: str = doc("'done', 'running', 'waiting' (another text's pass is running), 'stopped' or 'idle'.")
+    state: str = doc("'done', 'running', 'waiting' (another text's pass is running), 'stopped', 'idle' or 'unavailable' "
+                     "(this server has no model).")
     layer: int = doc("Layers read so far.")
     n_layer: int = doc("Layers of the model.")
     seconds: float | None = doc("Seconds the pass has run (state 'running').", optional=True)
-    message: str | None = doc("Why it waits or stopped (states 'waiting' and 'stopped').", optional=True)
+    message: str | None = doc("Why it waits, stopped or cannot run (states 'waiting', 'stopped', 'unavailable').", optional=True)
+
+
+class ProblemItem(Answer):
+    """What went wrong, in the one shape of every error item."""
+
+    type: str = doc("'http_503' for a 503.")
+    loc: list[str | int] = doc("Where (empty: the request as a whole).")
+    param: str = doc("The parameter at fault (empty: none).")
+    msg: str = doc("Why, in words: the model is busy with another text, the pass hit the time limit, or the server has no model.")
+    allowed: str | None = doc("What is allowed, when a parameter is at fault.", optional=True)
+
+
+class Problem(Answer):
+    """An error answer: ``{"detail": [item]}``."""
+
+    detail: list[ProblemItem]
+
+
+UNAVAILABLE = (
+    (503, "The model cannot read the text now: this server has no model (the message says how to add it), the worker is "
+          "reading another text (Retry-After says when to ask again), or the pass hit its time limit.", Problem),
+)
 
 
 class ProgressParams(Params):
     custom_text: Annotated[
-        str, Field(min_length=1, max_length=model_runner.MAX_CHARS, description="The text, as in /api/model/heads.")
-    ]
+        str, Field(min_length=1, max_length=model_runner.MAX_CHARS, description="The text, as in /api/model/heads (the same default).")
+    ] = DEFAULT_CUSTOM_TEXT
 
 
 @route(
     "/api/model/heads/progress",
     answer=HeadsProgress,
+    errors=(),
     models=(ProgressParams,),
     summary="Progress of the model's pass over a text of your own",
     response_description="This worker's state for the text.",
     description=(
         "Where this worker stands with `custom_text`: `state` is `done` (the twin answers at once), `running` "
         "(`layer` of `n_layer` read, `seconds` so far), `waiting` (another text's pass is running: `message`), "
-        "`stopped` (the last try hit the time limit: `message`) or `idle` (not asked for yet: the twin's "
-        "request starts the pass). Never cached.  Only on a server that has the model."
+        "`stopped` (the last try hit the time limit: `message`), `idle` (not asked for yet: the twin's "
+        "request starts the pass) or `unavailable` (this server has no model: `message` says how to add it). Never cached."
     ),
 )
 def heads_progress(request: Request, params: Annotated[ProgressParams, Query()]) -> Response:
+    if not CUSTOM:
+        status = {"state": "unavailable", "layer": 0, "n_layer": _META["n_layer"], "message": NO_MODEL}
+        return JSONBytes(dumps(status), headers={"Cache-Control": "no-store"})
     try:
         status = RUNNER.status(params.custom_text)
     except model_runner.PassStopped as exc:
@@ -333,7 +401,8 @@ register(
         params=HeadsParams,
         compute=compute_heads,
         pending=_pending,
-        routes=(heads_progress,) if CUSTOM else (),
+        routes=(heads_progress,),
+        errors=UNAVAILABLE,
         # The page says how to add the model when this server has none (templates/pages/heads.html).
         template_context={"heads_model": {"available": CUSTOM, "how_to_add": MODEL.how_to_add,
                                           "max_tokens": model_runner.MAX_TOKENS, "n_layer": _META["n_layer"]}},
@@ -343,16 +412,14 @@ register(
             "diagonal), `theta` per adjacent pair, `pair_energy` E_j = mean over positions of ‖q_j‖·‖k_j‖, "
             "`offset_scores` (mean score per offset), `head_classes` for the layer's heads by attention mass. "
             "Surgery (surgery_rope_type, surgery_base, surgery_factor, band_lo/band_hi/band_mode) adds `surgered_weights` and `divergence` "
-            "(mean Jensen–Shannon divergence over queries)."
-            + (
-                f" `text=custom` runs `custom_text` (1 to {model_runner.MAX_TOKENS} tokens) through the model: the first "
-                "request for a text waits for the pass (seconds; `/api/model/heads/progress` says which layer it has "
-                "reached), later ones are answered from the results kept by text. A worker runs one text at a time: "
-                "a request for another text meanwhile gets 503 with Retry-After, and so does a pass stopped by the "
-                "time limit (the message says which)."
-                if CUSTOM
-                else ""
-            )
+            "(mean Jensen–Shannon divergence over queries). Dynamic surgery (surgery_rope_type=dynamic) changes θ only "
+            "past its reference length of 8,192 tokens, so on these texts (at most 256 tokens) it changes nothing: "
+            "`notes` says so."
+            f" `text=custom` runs `custom_text` (1 to {model_runner.MAX_TOKENS} tokens) through the model on a server that "
+            "has it: the first request for a text waits for the pass (seconds; `/api/model/heads/progress` says which "
+            "layer it has reached), later ones are answered from the results kept by text. A worker runs one text at a "
+            "time: a request for another text meanwhile gets 503 with Retry-After, and so does a pass stopped by the time "
+            "limit; a server without the model answers 503 saying how to add it (the message says which)."
         ),
         examples=("text=dog-bites-man&layer=0&head=0", "text=long-256&surgery_rope_type=yarn&surgery_factor=4", "band_lo=0&band_hi=7"),
     )

@@ -16,7 +16,7 @@ from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 
-from app.core import scaling
+from app.core import model_families, scaling
 from app.core.frequencies import inverse_frequencies, rotary_dim, turns_within, wavelengths
 from app.core.hf_config import rope_settings_from_hf
 from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
@@ -91,12 +91,58 @@ class ResolvedRope(Answer):
     pairing: str | None = doc("POST: the model family's pairing, 'half' or 'interleaved'.", optional=True)
 
 
+class QueryScale(Answer):
+    """A query scale that grows with position, 1 + β·ln(1 + ⌊(pos + offset)/interval⌋): Ministral 3's
+    llama_4_scaling_beta (every layer, offset 0), Llama 4's attn_temperature_tuning (NoPE layers, offset 1)."""
+
+    beta: float = doc("β.")
+    interval: int = doc("Positions per step (Ministral 3: original_max_position_embeddings; Llama 4: floor_scale).")
+    offset: int = doc("Added to the 0-based position before dividing (0 or 1).")
+    layers: str = doc("'all' (every layer), 'nope' (the NoPE layers only) or 'given' (as the query says; a GET knows no model).")
+    formula: str = doc("The scale with these numbers.")
+    first_rise: int = doc("The first position where the scale leaves 1.")
+    max_length: int = doc("The length it is evaluated at (max_position_embeddings).")
+    at_max_length: float = doc("The scale at the last position, max_length − 1.")
+    where: str | None = doc("POST: the key it was read from.", optional=True)
+    interval_key: str | None = doc("POST: the key the interval was read from.", optional=True)
+    reference: str | None = doc("POST: the reference code that applies it.", optional=True)
+
+
+def query_scale_of(beta: float, interval: int, offset: int, length: int, layers: str = "given") -> dict[str, Any] | None:
+    """The :class:`QueryScale` answer for query parameters (None when β is 0: no query scale)."""
+    if not beta:
+        return None
+    pos = "pos" if offset == 0 else "(pos + 1)"
+    return {
+        "beta": beta, "interval": interval, "offset": offset, "layers": layers,
+        "formula": f"1 + {beta:g}·ln(1 + ⌊{pos} / {interval}⌋)", "first_rise": interval - offset, "max_length": length,
+        "at_max_length": float(model_families.query_scale(max(length - 1, 0), beta, interval, offset)),
+    }
+
+
+def family_query(top: dict[str, Any]) -> list[tuple[str, str]]:
+    """The model family's part of a query (pairing, latent attention, query scale) from a parsed config's top."""
+    from app.web.templating import url_value
+
+    items = [("pairing", top["pairing"])]
+    if top["latent_attention"]:
+        items.append(("latent_attention", "true"))
+    scale = top["query_scale"]
+    if scale is not None:
+        items += [("query_scale_beta", url_value(float(scale["beta"]))), ("query_scale_interval", url_value(scale["interval"])),
+                  ("query_scale_offset", url_value(scale["offset"]))]
+    return items
+
+
 class Temperatures(Answer):
     """What a scaled RoPE does to attention, and the parameters it read."""
 
     attention_factor: float = doc("cos and sin are multiplied by it.")
     logit_multiplier: float = doc("attention_factor², the factor on q·k.")
-    softmax_scale_multiplier: float | None = doc("DeepSeek's get_mscale(s, mscale_all_dim)² (null for other models).")
+    softmax_scale_multiplier: float | None = doc(
+        "DeepSeek-style latent attention's get_mscale(s, mscale_all_dim)² on the softmax scale (null for every other "
+        "architecture, and without mscale_all_dim or a scaled rope_type)."
+    )
     attention_factors: AttentionFactors
     resolved: ResolvedRope
     notes: list[str] = doc("Things in the parameters a reader should know (ignored keys, defaults used).")
@@ -131,6 +177,9 @@ class FrequenciesAnswer(Temperatures):
     seq_len: int | None = doc("Current length used by dynamic and longrope (null: not given).")
     unscaled_inv_freq: Floats = doc("θ_j = b^(−2j/r) without scaling.")
     scale: Floats = doc("inv_freq / unscaled_inv_freq per pair.")
+    pairing: str = doc("'half' (x_j, x_(j+r/2)), GPT-NeoX style, or 'interleaved' (x_2j, x_2j+1), GPT-J style: as the query gives it.")
+    latent_attention: bool = doc("As the query gives it: whether the DeepSeek softmax-scale multiplier applies.")
+    query_scale: QueryScale | None = doc("The query scale the query gives (null when query_scale_beta is 0).")
 
 
 class RopeSetting(Temperatures):
@@ -162,6 +211,11 @@ class ConfigAnswer(RopeSetting):
     settings: list[RopeSetting] = doc("Every RoPE setting of the config, in the order read.")
     primary_setting: int = doc("Index in `settings` of the setting at the top.")
     text_config: str | None = doc("'text_config' when the settings were read from it (multimodal wrappers).")
+    pairing: str = doc("The model family's pairing: 'half' (x_j, x_(j+r/2)), GPT-NeoX style, or 'interleaved' (x_2j, x_2j+1), GPT-J style.")
+    pairing_known: bool = doc("Whether the family's rotary code decided it (false: an unknown family, 'half' assumed).")
+    pairing_source: str = doc("The reference code that decides the pairing, or why it is unknown.")
+    latent_attention: bool = doc("Whether the config is DeepSeek-style latent attention (the only architecture with softmax_scale_multiplier).")
+    query_scale: QueryScale | None = doc("The family's position-dependent query scale (Ministral 3, Llama 4's NoPE layers), or null.")
     mrope: MRopeSetting | None = doc("The multimodal sections (null without M-RoPE).")
     layers: dict[str, Any] | None = doc("Which layers use which setting (e.g. RoPE and NoPE layers), when the config says.")
     query: list[list[str]] = doc("The primary setting as (name, value) GET parameters.")
@@ -193,7 +247,7 @@ def resolved_parameters(config: scaling.RopeConfig) -> dict[str, Any]:
     return out
 
 
-def scaled_result(config: scaling.RopeConfig, seq_len: int | None) -> dict[str, Any]:
+def scaled_result(config: scaling.RopeConfig, seq_len: int | None, latent: bool = False) -> dict[str, Any]:
     """inv_freq, attention factor, wavelength and per-pair scale against the unscaled ladder."""
     inv_freq, attention = scaling.compute(config, seq_len)
     unscaled = inverse_frequencies(config.rotary_dim, config.rope_theta)
@@ -209,13 +263,14 @@ def scaled_result(config: scaling.RopeConfig, seq_len: int | None) -> dict[str, 
         "scale": inv_freq / unscaled,
         "resolved": resolved_parameters(config),
         "notes": scaling.consistency_notes(config),
-        **attention_factors(config, attention),
+        **attention_factors(config, attention, latent),
     }
 
 
-def attention_factors(config: scaling.RopeConfig, attention: float) -> dict[str, Any]:
-    """Both temperature factors and where each applies (DeepSeek-style YaRN has two)."""
-    multiplier = scaling.deepseek_softmax_multiplier(config)
+def attention_factors(config: scaling.RopeConfig, attention: float, latent: bool = False) -> dict[str, Any]:
+    """Both temperature factors and where each applies (DeepSeek-style latent attention has two; every
+    other architecture only attention_factor)."""
+    multiplier = scaling.deepseek_softmax_multiplier(config) if latent else None
     return {
         "logit_multiplier": attention**2,
         "softmax_scale_multiplier": multiplier,
@@ -231,7 +286,10 @@ def attention_factors(config: scaling.RopeConfig, attention: float) -> dict[str,
                     "(modeling_deepseek_v3.yarn_apply_mscale), on top of attention_factor²; other models do not"
                 )
                 if multiplier is not None
-                else "not applied: it needs mscale_all_dim and a scaled rope_type (DeepSeek-V2/V3 configs)",
+                else "not applied: it needs mscale_all_dim and a scaled rope_type (DeepSeek-V2/V3 configs)"
+                if latent
+                else "not applied: only DeepSeek-style latent attention (DeepSeek-V2/V3, Kimi-K2) multiplies its softmax scale; "
+                "this architecture uses plain 1/√d (latent_attention is false)",
             },
         },
     }
@@ -240,12 +298,13 @@ def attention_factors(config: scaling.RopeConfig, attention: float) -> dict[str,
 def compute_ladder(params: LadderParams) -> dict[str, Any]:
     r = rotary_dim(params.head_dim, params.partial_rotary_factor)
     seq_len = params.seq_len or None
+    latent = params.latent_attention
     if params.rope_type == "default":
         inv_freq = inverse_frequencies(r, params.base)
-        extra = scaled_result(rope_config_of(params), seq_len)
+        extra = scaled_result(rope_config_of(params), seq_len, latent)
         extra["inv_freq"] = inv_freq
     else:
-        extra = scaled_result(rope_config_of(params), seq_len)
+        extra = scaled_result(rope_config_of(params), seq_len, latent)
         inv_freq = extra["inv_freq"]
     wavelength = wavelengths(inv_freq)
     turns = turns_within(params.context_len, inv_freq)
@@ -273,6 +332,10 @@ def compute_ladder(params: LadderParams) -> dict[str, Any]:
         "logit_multiplier": extra["logit_multiplier"],
         "softmax_scale_multiplier": extra["softmax_scale_multiplier"],
         "attention_factors": extra["attention_factors"],
+        "pairing": params.pairing,
+        "latent_attention": latent,
+        "query_scale": query_scale_of(params.query_scale_beta, params.query_scale_interval, params.query_scale_offset,
+                                      params.max_position_embeddings),
     }
 
 
@@ -327,9 +390,9 @@ def spectrum_query(config: scaling.RopeConfig, seq_len: int | None) -> list[tupl
     return items
 
 
-def _setting_result(setting: dict[str, Any], seq_len: int | None) -> dict[str, Any]:
+def _setting_result(setting: dict[str, Any], seq_len: int | None, latent: bool) -> dict[str, Any]:
     config = setting["config"]
-    result = scaled_result(config, seq_len)
+    result = scaled_result(config, seq_len, latent)
     result["resolved"]["standardized_rope_parameters"] = setting["standardized"]
     result["layer_type"] = setting["layer_type"]
     result["where"] = setting["where"]
@@ -342,10 +405,14 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
     (the full-attention layers', or the only one); ``settings`` lists every setting."""
     parsed = rope_settings_from_hf(body, seq_len)
     top = parsed["top"]
-    settings = [{**_setting_result(setting, seq_len), "query": spectrum_query(setting["config"], seq_len)} for setting in parsed["settings"]]
+    family = family_query(top)
+    settings = [
+        {**_setting_result(setting, seq_len, top["latent_attention"]), "query": spectrum_query(setting["config"], seq_len) + family}
+        for setting in parsed["settings"]
+    ]
     primary = parsed["settings"][parsed["primary"]]
     result = dict(settings[parsed["primary"]])
-    query = spectrum_query(primary["config"], seq_len)
+    query = spectrum_query(primary["config"], seq_len) + family
     result["resolved"] = dict(result["resolved"])
     for key in ("max_position_embeddings", "model_type", "pairing"):
         result["resolved"][key] = top[key]
@@ -355,6 +422,8 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
     ]
     result["primary_setting"] = parsed["primary"]
     result["text_config"] = top["text_config"]
+    for key in ("pairing", "pairing_known", "pairing_source", "latent_attention", "query_scale"):
+        result[key] = top[key]
     result["mrope"] = top["mrope"]
     result["layers"] = top["layers"]
     result["query"] = query
@@ -380,12 +449,17 @@ def config_response(body: Any, seq_len: int | None) -> dict[str, Any]:
         "type (`{\"full_attention\": {...}, \"sliding_attention\": {...}}`). Multimodal wrappers are read from "
         "`text_config` (Gemma 3, Llama 4, Qwen3-VL, Mistral 3). Gemma 3's `rope_local_base_freq`, M-RoPE's "
         "`mrope_section` (Qwen2-VL, Qwen2.5-VL, Qwen3-VL; default frequencies), Phi-3's `su`/`yarn` (read as "
-        "longrope, as transformers does), `no_rope_layers` (Llama 4, SmolLM3) and `qk_rope_head_dim` (DeepSeek, Kimi-K2) are understood. "
+        "longrope, as transformers does), `no_rope_layers` (Llama 4, SmolLM3) and `qk_rope_head_dim` (DeepSeek, Kimi-K2), ChatGLM's `kv_channels` / `rope_ratio` / `seq_length` and GPT-2-style "
+        "`n_embd` / `n_head` / `n_positions` / `rotary_dim` (GPT-J, phi-2's phi-msft form) are understood. Every key that "
+        "bears on position and is not read is named in `notes` with the reason. "
         "Unrelated keys are ignored; a RoPE key the chosen type does not read is named in `notes` and ignored; an "
         "unknown rope_type or a missing required field gives 422 naming it. Returns, for the primary setting (the "
         "full-attention layers', or the only one), `inv_freq` (one per rotated pair), `attention_factor` (cos and sin "
         "are multiplied by it), `logit_multiplier` (its square), `softmax_scale_multiplier` (DeepSeek's "
-        "get_mscale(s, mscale_all_dim)², null elsewhere) with `attention_factors` saying where each applies, "
+        "get_mscale(s, mscale_all_dim)², only for DeepSeek-style latent attention: `latent_attention`) with `attention_factors` "
+        "saying where each applies, `pairing` ('half' or 'interleaved', decided by the model family's rotary code; "
+        "`pairing_known` false for a family it does not know), `query_scale` (Ministral 3's `llama_4_scaling_beta`, Llama 4's "
+        "NoPE-layer temperature: 1 + β·ln(1 + ⌊(pos + offset)/interval⌋), with its value at the config's length), "
         "`wavelength`, `scale` against the unscaled ladder, the `resolved` parameters and `links` to the same view as "
         "GET URLs (and to /mrope for M-RoPE); `settings` lists every RoPE setting the same way (with `layer_type` and its "
         "own `query`), "

@@ -19,7 +19,7 @@ from starlette.responses import Response
 
 from app.core.hf_config import rope_settings_from_hf
 from app.core.presets import PRESETS
-from app.views.ladder import spectrum_query
+from app.views.ladder import family_query, spectrum_query
 from app.web.answers import Answer
 from app.web.caching import cached_response
 from app.web.params import Params, per_process
@@ -74,7 +74,7 @@ class Preset(Answer):
     head_dim: int = Field(description="Dimensions of one head that RoPE sees (qk_rope_head_dim for DeepSeek's layout).")
     rotary_dim: int = Field(description="Dimensions that rotate: int(head_dim × partial_rotary_factor).")
     rope_theta: float = Field(description="Base of the primary setting.")
-    pairing: str = Field(description="'half' (GPT-NeoX, Llama) or 'interleaved' (GPT-J) pairs.")
+    pairing: str = Field(description="The family's pairing from its rotary code: 'half' (x_j, x_(j+r/2)), GPT-NeoX style, or 'interleaved' (x_2j, x_2j+1), GPT-J style.")
     notes: list[str] = Field(description="What the reading of the config says: defaults used, NoPE layers, layer types, partial rotary, M-RoPE.")
     layers: dict[str, Any] | None = Field(description="Which layers use which setting (layer_types) and which use no RoPE (rope_layers, nope_layers), when the config says.")
     mrope: dict[str, Any] | None = Field(description="mrope_section and mrope_interleaved for M-RoPE configs; null otherwise.")
@@ -105,7 +105,9 @@ def _parameters(query: list[list[str]], rope) -> dict[str, Any]:
             values[name] = typed[name]
         elif text in ("true", "false"):
             values[name] = text == "true"
-        elif name in ("original_max_position_embeddings", "max_position_embeddings", "seq_len"):
+        elif name == "pairing":
+            values[name] = text
+        elif name in ("original_max_position_embeddings", "max_position_embeddings", "seq_len", "query_scale_interval", "query_scale_offset"):
             values[name] = int(text)
         else:
             values[name] = float(text)
@@ -118,7 +120,7 @@ def preset_query(config: dict[str, Any], seq_len: int | None = None) -> tuple[li
     parsed = rope_settings_from_hf(config, seq_len)
     rope = parsed["settings"][parsed["primary"]]["config"]
     length = seq_len or parsed["top"]["max_position_embeddings"] or None
-    return spectrum_query(rope, length), parsed
+    return spectrum_query(rope, length) + family_query(parsed["top"]), parsed
 
 
 def spectrum_url_for(config: dict[str, Any], seq_len: int | None = None) -> str:
@@ -139,7 +141,7 @@ def _preset(preset: dict[str, Any]) -> dict[str, Any]:
             "where": setting["where"],
             "rope_type": setting["config"].rope_type,
             "rope_theta": float(setting["config"].rope_theta),
-            "query": spectrum_query(setting["config"], length),
+            "query": spectrum_query(setting["config"], length) + family_query(parsed["top"]),
         }
         for setting in parsed["settings"]
     ]

@@ -16,7 +16,8 @@ from pydantic import Field
 from app.core import scaling
 from app.core.frequencies import inverse_frequencies, pair_with_turns, rotary_dim, wavelengths
 from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
-from app.views.ladder import Llama3Bands, Temperatures, scaled_result
+from app.core import model_families
+from app.views.ladder import Llama3Bands, QueryScale, Temperatures, query_scale_of, scaled_result
 from app.views.presets import list_presets, preset_links
 from app.web.answers import Answer, Floats, Ints, Matrix, doc
 from app.web.fields import Base, DEFAULTS, HeadDim, PartialRotaryFactor
@@ -145,6 +146,15 @@ class SpectrumLongRopeSwitch(Answer):
     scale_at_length: Matrix = doc("θ'_j/θ_j of each pair in `pairs` (rows) at each length (columns).")
 
 
+class SpectrumQueryScale(QueryScale):
+    """The query scale against position, as steps (null when query_scale_beta is 0)."""
+
+    position: Ints = doc("The first position of each step (and the last position drawn).")
+    scale: Floats = doc("The scale from that position on.")
+    length: int = doc("Positions drawn: 0 … length − 1 (the larger of seq_len and max_position_embeddings).")
+    at_target: float = doc("The scale at the last position of the target length, seq_len − 1.")
+
+
 class SpectrumAnswer(Answer):
     """What each RoPE scaling method does to every pair, with the chosen rope_type in full."""
 
@@ -171,6 +181,9 @@ class SpectrumAnswer(Answer):
     coverage: SpectrumCoverage
     temperature: SpectrumTemperature
     dynamic: SpectrumDynamic
+    pairing: str = doc("The model's pairing as the query gives it: 'half' (GPT-NeoX style) or 'interleaved' (GPT-J style).")
+    latent_attention: bool = doc("As the query gives it: whether the DeepSeek softmax-scale multiplier applies.")
+    query_scale: SpectrumQueryScale | None = doc("The query scale against position (null when query_scale_beta is 0).")
 
 
 def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
@@ -192,7 +205,8 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
             entry.update(available=False, reason=f"{exc.field}: {exc.message}")
         methods[name] = entry
 
-    selected = scaled_result(rope_config_of(params), T)
+    latent = params.latent_attention
+    selected = scaled_result(rope_config_of(params), T, latent)
     grid = np.geomspace(max(1.0, wavelength.min() / 2), wavelength.max() * 2, DENSE)
     temperature_scale = np.geomspace(1, max(64.0, 2 * s), 200)
     lengths = np.unique(np.geomspace(max(1, params.max_position_embeddings // 8), max(4 * T, 2 * params.max_position_embeddings), 300).astype(np.int64))
@@ -262,7 +276,7 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
             ]),
             "softmax_scale_multiplier": (
                 np.array([scaling.get_mscale(float(x), params.mscale_all_dim) ** 2 for x in temperature_scale])
-                if params.mscale_all_dim
+                if params.mscale_all_dim and latent
                 else None
             ),
             "mscale": params.mscale,
@@ -275,7 +289,7 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
                     scaling.RopeConfig(rope_type="yarn", factor=s, mscale=params.mscale or None,
                                        mscale_all_dim=params.mscale_all_dim or None, original_max_position_embeddings=L)
                 ),
-                "softmax_scale_multiplier": scaling.get_mscale(s, params.mscale_all_dim) ** 2 if params.mscale_all_dim else None,
+                "softmax_scale_multiplier": scaling.get_mscale(s, params.mscale_all_dim) ** 2 if params.mscale_all_dim and latent else None,
             },
         },
         "dynamic": {
@@ -289,7 +303,22 @@ def compute_spectrum(params: SpectrumParams) -> dict[str, Any]:
             "base_at_target": dynamic_base(T) if dynamic_ok else None,
             "ntk_base": scaling.ntk_base(params.base, s, r) if dynamic_ok else None,
         },
+        "pairing": params.pairing,
+        "latent_attention": latent,
+        "query_scale": _query_scale(params),
     }
+
+
+def _query_scale(params: SpectrumParams) -> dict[str, Any] | None:
+    """The query scale against position 0 … max(T, Lmax) − 1, as steps (bounded: at most 400)."""
+    length = max(params.seq_len, params.max_position_embeddings)
+    base = query_scale_of(params.query_scale_beta, params.query_scale_interval, params.query_scale_offset,
+                          params.max_position_embeddings)
+    if base is None:
+        return None
+    curve = model_families.query_scale_curve(params.query_scale_beta, params.query_scale_interval, params.query_scale_offset, length)
+    at_target = model_families.query_scale(params.seq_len - 1, params.query_scale_beta, params.query_scale_interval, params.query_scale_offset)
+    return {**base, **curve, "length": length, "at_target": float(at_target)}
 
 
 def spectrum_csv(data: dict[str, Any]):

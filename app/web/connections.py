@@ -16,8 +16,12 @@ Two more ends that uvicorn leaves open:
 
 * A response the client does not read: once the transport's buffer is full (the client stopped
   reading), the client has ``request_timeout`` seconds to take more of it; else the response is
-  abandoned and the connection aborted (60 readers that never read plotly.js no longer hold 60
+  abandoned and the connection reset (60 readers that never read plotly.js no longer hold 60
   sockets and 60 copies of their unsent bytes).
+* Every connection the server gives up on (a response not read, a request that never completes,
+  a refused request once its answer had its moment) ends with an RST (SO_LINGER 0), as nginx's
+  ``reset_timedout_connection`` does: an ordinary close leaves the kernel holding the socket in
+  FIN-WAIT-1 behind the bytes the client never took (20 stalled readers of plotly.js held 77 MB).
 * Graceful shutdown (SIGTERM): uvicorn closes every connection that is between requests, even one
   whose next request has already arrived, unread, so a client that reused a kept-alive connection
   loses it.  Here a request that has arrived, wholly or in part, is read and answered before the
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import socket
 import struct
 import termios
 from urllib.parse import unquote_to_bytes
@@ -114,7 +119,20 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
 
     def _abandon(self) -> None:
         self._stalled = None
-        self.transport.abort()  # close() would wait for the unread bytes to drain: for ever
+        self._reset()  # close() would wait for the unread bytes to drain: for ever
+
+    def _reset(self) -> None:
+        """Drop the connection with an RST: SO_LINGER 0, then close, so the kernel frees the unsent
+        bytes at once instead of retrying them from FIN-WAIT-1 (abort() alone is an ordinary close)."""
+        if self.transport.is_closing():
+            return
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            except OSError:
+                pass  # already gone
+        self.transport.abort()
 
     # ---- graceful shutdown ----
 
@@ -195,11 +213,11 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         if self.transport.is_closing():
             return
         if self._began or self._head_bytes:
-            self._refuse(408, "request", f"a whole request within {self.request_timeout:g} s", linger=False)
+            self._refuse(408, "request", f"a whole request within {self.request_timeout:g} s")
         else:
             self.transport.close()  # nothing was asked: nothing to answer
 
-    def _refuse(self, status: int, param: str, allowed: str, msg: str | None = None, linger: bool = True) -> None:
+    def _refuse(self, status: int, param: str, allowed: str, msg: str | None = None) -> None:
         self._disarm()
         if self._refused or self.transport.is_closing():
             return
@@ -210,12 +228,13 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         )
         head = b"HTTP/1.1 %d %s\r\n" % (status, _REASONS[status]) + b"".join(name + b": " + value + b"\r\n" for name, value in headers)
         self.transport.write(head + b"\r\n" + body)
-        if linger and self.transport.can_write_eof():
+        if self.transport.can_write_eof():
             # A client refused mid-send is still sending: closing now would reset the connection before
-            # it reads the answer.  Send the answer and FIN, drop what still comes, close a moment later.
+            # it reads the answer.  Send the answer and FIN, drop what still comes, and reset a moment
+            # later: a client that has not taken its answer by then is not reading.
             self.transport.write_eof()
             self._discarding = True
-            self.loop.call_later(LINGER_SECONDS, self.transport.close)
+            self.loop.call_later(LINGER_SECONDS, self._reset)
         else:
             self.transport.close()
 

@@ -116,6 +116,9 @@ class UI:
     step: float | None = None
     help: str = ""
     unit: str = ""
+    options: tuple | None = None
+    """The choices a select offers when they are fewer than the schema's enum (a value this server
+    refuses, e.g. a text of your own without the model, is in the schema but not offered)."""
 
 
 def allowed_text(schema: dict[str, Any]) -> str:

@@ -54,7 +54,8 @@ def api_router(views: list[View]) -> APIRouter:
                 tags=[view.section],
                 response_class=Response,
                 responses={200: {"description": route.response_description,
-                                 **({"model": route.answer} if route.answer else {"content": {route.media_type: {}}})}},
+                                 **({"model": route.answer} if route.answer else {"content": {route.media_type: {}}})},
+                           **{status: {"description": text, "model": body} for status, text, body in route.errors}},
             )
             # The error handlers name a refused field with its model's words (app/web/errors.py).
             route.endpoint.validated_by = route.models  # type: ignore[attr-defined]
@@ -92,7 +93,8 @@ def _twin(view: View) -> Route:
     description = view.api_description or view.summary
     if view.examples:
         description += "\n\nExamples:\n\n" + "\n".join(f"- `{view.api_path}?{example}`" for example in view.examples)
-    return Route(view.api_path, endpoint, view.answer, view.title, description, "The data the page plots.", models=(model,), name=f"api_{view.name}")
+    return Route(view.api_path, endpoint, view.answer, view.title, description, "The data the page plots.", models=(model,), name=f"api_{view.name}",
+                 errors=view.errors)
 
 
 def _csv(view: View) -> Route:
@@ -107,7 +109,7 @@ def _csv(view: View) -> Route:
         f"{GZIP_MAX_BYTES // (1024 * 1024)} MiB are sent without gzip (compressing them would cost more than the request)."
     )
     return Route(view.api_path + ".csv", endpoint, None, f"{view.title} (CSV)", description, "The plotted data as a table.",
-                 models=(model,), name=f"csv_{view.name}", media_type="text/csv")
+                 models=(model,), name=f"csv_{view.name}", media_type="text/csv", errors=view.errors)
 
 
 def api_operation(

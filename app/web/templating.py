@@ -152,7 +152,7 @@ def controls_for(model: type[BaseModel], values: BaseModel, errors: dict[str, st
             "step": step,
             "value": value,
             "text": ", ".join(url_value(v) for v in value) if isinstance(value, (list, tuple)) else url_value(value),
-            "options": prop.get("enum", []),
+            "options": list(ui.options) if ui.options is not None else prop.get("enum", []),
             "help": ui.help,
             "unit": ui.unit,
             "allowed": allowed.get(name, ""),
@@ -187,6 +187,8 @@ def _value_type(model: type[BaseModel], name: str) -> str:
     kind = prop.get("type")
     if kind == "array":
         return "list:" + prop.get("items", {}).get("type", "number")
+    if "enum" in prop and kind == "integer":
+        return "integer"  # a choice of whole numbers (e.g. the shipped layers) is read and sent as a number
     if "enum" in prop or "$ref" in prop:
         return "string"
     return kind or "string"

@@ -41,14 +41,18 @@ class Route:
     """The models validating its query or body: a 422 names their fields and what they allow."""
     name: str = ""
     media_type: str = "application/json"
+    errors: tuple[tuple[int, str, type[BaseModel]], ...] = ()
+    """Answers besides 200 and 422 it declares: (status, description, body model)."""
 
 
 def route(path: str, *, answer: type[BaseModel], summary: str, description: str, response_description: str,
-          methods: tuple[str, ...] = ("GET",), models: tuple[type[BaseModel], ...] = ()) -> Callable[[Callable[..., Any]], Route]:
+          methods: tuple[str, ...] = ("GET",), models: tuple[type[BaseModel], ...] = (),
+          errors: tuple[tuple[int, str, type[BaseModel]], ...] = ()) -> Callable[[Callable[..., Any]], Route]:
     """Decorate an endpoint into a :class:`Route` for ``View.routes``."""
 
     def make(endpoint: Callable[..., Any]) -> Route:
-        return Route(path, endpoint, answer, summary, description, response_description, methods, models, endpoint.__name__)
+        return Route(path, endpoint, answer, summary, description, response_description, methods, models, endpoint.__name__,
+                     errors=errors)
 
     return make
 
@@ -84,6 +88,8 @@ class View:
     """True when ``compute`` would take seconds for these parameters (a model's pass not made yet):
     the page then embeds no data and its script fetches the twin, showing progress meanwhile."""
     routes: tuple[Route, ...] = ()
+    errors: tuple[tuple[int, str, type[BaseModel]], ...] = ()
+    """Answers of the JSON twin besides 200 and 422: (status, description, body model), e.g. a 503."""
     """API operations of this lesson beyond its twin and CSV."""
     template_context: Mapping[str, Any] = field(default_factory=dict)
     """Extra names for the page template (e.g. a function drawing preset links)."""

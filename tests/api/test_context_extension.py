@@ -249,7 +249,10 @@ def test_spectrum_target_below_training_length(client):
 
 
 def test_spectrum_and_frequencies_carry_both_deepseek_factors(client):
-    query = "rope_type=yarn&head_dim=64&factor=40&original_max_position_embeddings=4096&max_position_embeddings=163840&mscale=0.707&mscale_all_dim=0.707"
+    query = (
+        "rope_type=yarn&head_dim=64&factor=40&original_max_position_embeddings=4096&max_position_embeddings=163840&mscale=0.707"
+        "&mscale_all_dim=0.707&latent_attention=true"
+    )
     spectrum = client.get("/api/rope/spectrum?seq_len=163840&" + query).json()
     want = (0.1 * 0.707 * math.log(40) + 1) ** 2
     assert spectrum["selected"]["attention_factor"] == 1.0
@@ -263,6 +266,13 @@ def test_spectrum_and_frequencies_carry_both_deepseek_factors(client):
     assert ladder["softmax_scale_multiplier"] == pytest.approx(want, rel=1e-14)
     plain = client.get("/api/rope/frequencies?rope_type=yarn&factor=8&original_max_position_embeddings=4096").json()
     assert plain["softmax_scale_multiplier"] is None
+    # The same mscale_all_dim without latent attention (Ministral 3 ships mscale_all_dim 1): plain 1/sqrt(d), no multiplier.
+    for path in ("/api/rope/frequencies?", "/api/rope/spectrum?"):
+        other = client.get(path + query.replace("&latent_attention=true", "")).json()
+        body = other.get("selected", other)
+        assert body["softmax_scale_multiplier"] is None
+        assert "latent attention" in body["attention_factors"]["softmax_scale_multiplier"]["applies"]
+    assert client.get("/api/rope/spectrum?" + query.replace("&latent_attention=true", "")).json()["temperature"]["softmax_scale_multiplier"] is None
 
 
 FAMILIES = {case["id"]: case for case in json.loads((Path(__file__).parents[1] / "reference" / "data" / "hf_configs.json").read_text())["cases"]}

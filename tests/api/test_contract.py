@@ -15,7 +15,7 @@ BY_NAME = {view.name: view for view in VIEWS}
 
 LESSONS = {  # written out: a lesson that stops registering (a module left out, an import error) fails here
     "why", "sinusoidal", "ladder", "absolute", "rotation", "clock", "scores", "offsets", "conventions", "mrope",
-    "heads", "learned", "relative", "transformer-xl", "compare", "spectrum", "precision", "calculator",
+    "heads", "learned", "relative", "transformer-xl", "compare", "spectrum", "precision", "calculator", "long-context",
 }
 
 

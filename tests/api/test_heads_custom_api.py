@@ -82,6 +82,7 @@ class _Stub:
 )
 def test_a_busy_worker_or_a_stopped_pass_is_a_503_with_its_message(monkeypatch, exc, retry_after):
     monkeypatch.setattr(heads_view, "RUNNER", _Stub(exc))
+    monkeypatch.setattr(heads_view, "CUSTOM", True)  # as on a server that has the model
     with pytest.raises(HTTPException) as answer:
         heads_view._custom_arrays("any text")
     assert answer.value.status_code == 503 and answer.value.detail == exc.message

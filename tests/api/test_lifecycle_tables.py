@@ -41,7 +41,7 @@ def model_in_cache(root: Path, repo: str, config: object | None = None, index: d
 
 def serve(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     """The command line up to the point where it would start serving (a bad table stops it first)."""
-    code = "import sys, uvicorn\nuvicorn.run = lambda *a, **k: print('would serve')\nfrom app.__main__ import main\nmain(sys.argv[1:])\n"
+    code = "import sys\nfrom app.web import serving\nserving.serve = lambda *a, **k: print('would serve') or True\nfrom app.__main__ import main\nmain(sys.argv[1:])\n"
     return subprocess.run(
         [sys.executable, "-c", code, *args], cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, timeout=120
     )

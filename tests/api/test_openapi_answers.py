@@ -40,6 +40,7 @@ MOVED = {
     ("get", "/api/learned"): ["position=10&beyond=0&last_column=62"],
     ("get", "/api/relative/alibi"): ["seq_len=4&num_heads=3"],
     ("get", "/api/model/heads"): ["surgery_rope_type=yarn&surgery_factor=2"],
+    ("get", "/api/model/long-context"): ["text=python-docs"],
 }
 BODIES = {
     ("post", "/api/rope/frequencies"): [
@@ -126,7 +127,7 @@ def test_every_json_operation_declares_a_named_answer(spec):
         for method, operation in methods.items()
         if "application/json" in operation["responses"].get("200", {}).get("content", {})
     }
-    assert documented == set(OPERATIONS) and len(OPERATIONS) == 27  # 24 lesson and script operations (presets included), 2 lectures, /healthz
+    assert documented == set(OPERATIONS) and len(OPERATIONS) == 29  # 26 lesson and script operations (presets, /heads' progress, /long-context included), 2 lectures, /healthz
     for method, path in OPERATIONS:
         schema = _answer_schema(spec, method, path)
         assert set(schema) == {"$ref"}, (method, path, schema)

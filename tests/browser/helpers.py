@@ -319,3 +319,46 @@ def colours_follow(values, pixels) -> bool:
     span = float(z.max() - z.min()) or 1.0
     slack = span / 255 + 1e-12 * span
     return bool(np.all(lows[1:] >= np.maximum.accumulate(highs)[:-1] - slack))
+
+
+# ---- counts instead of sleeps: what the page itself sent, and when it has gone idle ------------
+
+# The page's own record of its /api/ fetches (every one of them goes through window.fetch: api.js),
+# installed before its scripts run.  Read inside the page, the record is exact at the moment it is
+# read; Playwright's request events reach the test later.
+COUNT_API_INIT = """(() => {
+  const api = { sent: [], inflight: 0 };
+  window.__api = api;
+  const original = window.fetch.bind(window);
+  window.fetch = async (input, init) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (!url.includes('/api/')) return original(input, init);
+    api.sent.push(url);
+    api.inflight += 1;
+    try { return await original(input, init); } finally { api.inflight -= 1; }
+  };
+})()"""
+
+# Two animation frames and a task after them: whatever the page queued for its next frame has run.
+_FRAMES_JS = """() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => done(window.__api.sent.length)))))"""
+
+
+def count_api(page) -> None:
+    """Keep the page's record of its /api/ fetches (window.__api); call before page.goto."""
+    page.add_init_script(COUNT_API_INIT)
+
+
+def api_sent(page) -> list[str]:
+    """The /api/ URLs the page has fetched so far, as the page recorded them."""
+    return page.evaluate("() => window.__api.sent.slice()")
+
+
+def wait_until_idle(page, rounds: int = 50) -> None:
+    """Wait until the page has nothing left to do: no /api/ fetch in flight, and a round of two
+    frames and a task started none.  Bounded by ``rounds`` such rounds (events, not a duration)."""
+    for _ in range(rounds):
+        page.wait_for_function("() => window.__api.inflight === 0")
+        before = page.evaluate("() => window.__api.sent.length")
+        if page.evaluate(_FRAMES_JS) == before and page.evaluate("() => window.__api.inflight === 0"):
+            return
+    raise AssertionError(f"the page was still fetching after {rounds} rounds of frames: {api_sent(page)[-5:]}")

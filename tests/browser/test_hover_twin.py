@@ -26,6 +26,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.main import create_app  # noqa: F401  (registers every view)
+from app.web import numbers
 from app.web.views import discover
 from tests.browser.conftest import ConsoleWatch
 from tests.browser.helpers import (
@@ -141,51 +142,10 @@ MINUS = "\u2212"
 # ---- d3-format, the part hovertemplates use ---------------------------------------------------
 
 
-def _group(digits: str) -> str:
-    head, _, tail = digits.partition(".")
-    sign = "-" if head.startswith("-") else ""
-    head = head.lstrip("-")
-    grouped = ",".join(reversed([head[max(0, i - 3) : i] for i in range(len(head), 0, -3)]))
-    return sign + grouped + (f".{tail}" if tail else "")
-
-
-def _to_precision(value: float, digits: int) -> str:
-    """JavaScript's Number.prototype.toPrecision (what d3's "g" and "r" build on)."""
-    if value == 0:
-        return "0" if digits == 1 else "0." + "0" * (digits - 1)
-    exponent = math.floor(math.log10(abs(value)))
-    rounded = float(f"{value:.{digits - 1}e}")
-    exponent = math.floor(math.log10(abs(rounded)))
-    if exponent < -6 or exponent >= digits:
-        mantissa, _, power = f"{value:.{digits - 1}e}".partition("e")
-        return f"{mantissa}e{'+' if int(power) >= 0 else '-'}{abs(int(power))}"
-    return f"{value:.{max(0, digits - 1 - exponent)}f}"
-
-
 def d3_format(value: float, spec: str) -> str:
-    """``value`` as d3-format writes it for ``spec`` ([,][.precision][d e f g %]), minus as '−'."""
-    match = re.fullmatch(r"(,)?(?:\.(\d+))?([defg%])?", spec)
-    assert match, f"format {spec!r} not covered by this test"
-    grouped, precision, kind = match.groups()
-    digits = 6 if precision is None else int(precision)
-    if kind == "d":
-        text = str(round(value))
-    elif kind == "f":
-        text = f"{value:.{digits}f}"
-    elif kind == "%":
-        text = f"{value * 100:.{digits}f}"
-    elif kind == "e":
-        mantissa, _, power = f"{value:.{digits}e}".partition("e")
-        text = f"{mantissa}e{'+' if int(power) >= 0 else '-'}{abs(int(power))}"
-    elif kind == "g":
-        text = _to_precision(value, max(1, digits))
-    else:  # no type: the shortest of up to `precision` significant digits, trailing zeros dropped
-        text = _to_precision(value, max(1, digits if precision is not None else 12))
-        if "e" not in text and "." in text:
-            text = text.rstrip("0").rstrip(".")
-    if grouped and kind != "e":
-        text = _group(text)
-    return text.replace("-", MINUS) + ("%" if kind == "%" else "")
+    """``value`` as a page's hover writes it for ``spec``: d3-format (app/web/numbers.py, tested
+    against d3-format's documented examples), with a true minus in an exponent too."""
+    return numbers.d3_format(value, spec).replace("e-", f"e{MINUS}")
 
 
 NUMBER = r"([−-]?[\d,]*\.?\d+(?:e[+−-]?\d+)?)"

@@ -187,7 +187,7 @@ def test_spectrum_deepseek_shows_both_temperature_factors(page, base_url):
 def test_spectrum_without_deepseek_says_the_softmax_multiplier_does_not_apply(page, base_url):
     page.goto(f"{base_url}/spectrum?rope_type=yarn")
     wait_for_plot(page, "plot-scale")
-    assert _out(page, "softmax").startswith("none for this config")
+    assert _out(page, "softmax").startswith("none: plain 1/√d attention")  # the multiplier is latent attention's alone
     yarn = 0.1 * math.log(8) + 1
     assert _out(page, "attention") == f"≈ {yarn:.8g} (logits × ≈ {yarn**2:.6g})"
     assert _out(page, "logits_total") == f"≈ {yarn**2:.6g}"

@@ -8,7 +8,7 @@ change would lag by the sum of them.  Redraws are counted with Plotly's own even
 
 import pytest
 
-from tests.browser.helpers import ALL_PLOTS_DRAWN, draw_pending, nudge_slider, set_box, settle, snapshot, wait_for_data_change, wait_for_plot, wait_for_query
+from tests.browser.helpers import ALL_PLOTS_DRAWN, count_api, draw_pending, nudge_slider, set_box, settle, snapshot, wait_for_data_change, wait_for_plot, wait_for_query, wait_until_idle
 
 pytestmark = pytest.mark.browser
 
@@ -45,13 +45,14 @@ def test_the_same_figure_is_drawn_once_and_a_new_one_again(page, base_url):
 
 
 def test_switching_the_position_kind_leaves_the_no_position_plot_alone(page, base_url):
+    count_api(page)
     page.goto(f"{base_url}/why")
     page.wait_for_function(ALL_PLOTS_DRAWN)
     page.evaluate(COUNT_REDRAWS_JS)
     page.select_option('select[data-param="position"]', "rope")
     draw_pending(page)
     page.wait_for_function("() => window.__redraws['plot-with'] >= 1 && window.__redraws['plot-scores'] >= 1")
-    page.wait_for_timeout(300)  # time for a stray redraw of plot-none to show up
+    wait_until_idle(page)  # every fetch answered and drawn: a stray redraw of plot-none would be counted by now
     redraws = page.evaluate("window.__redraws")
     assert redraws["plot-none"] == 0, redraws
     assert "rope" in page.locator("#plot-with-title").text_content().lower()
@@ -59,6 +60,7 @@ def test_switching_the_position_kind_leaves_the_no_position_plot_alone(page, bas
 
 def test_a_plot_out_of_view_is_updated_when_it_comes_into_view(page, base_url):
     # /why stacks three plots; in a 1280 × 900 window the third (plot-scores) starts ~1500 px down.
+    count_api(page)
     page.goto(f"{base_url}/why")
     page.wait_for_function(ALL_PLOTS_DRAWN)
     page.evaluate("() => window.scrollTo(0, 0)")
@@ -68,7 +70,7 @@ def test_a_plot_out_of_view_is_updated_when_it_comes_into_view(page, base_url):
     before = page.evaluate("() => document.getElementById('plot-scores-title').textContent")
     page.select_option('select[data-param="position"]', "rope")
     page.wait_for_function("() => document.getElementById('plot-scores').dataset.pending !== undefined")
-    page.wait_for_timeout(300)
+    wait_until_idle(page)  # the move fetched and drew all it was going to
     assert page.evaluate("window.__redraws['plot-scores']") == 0  # not drawn while out of view
     assert page.evaluate("() => document.getElementById('plot-scores-title').textContent") == before
 

@@ -177,3 +177,29 @@ def test_llama3_band_counts():
     bands = scaling.llama3_band_counts(config)
     assert (bands["kept"], bands["smoothed"], bands["divided"]) == (29, 6, 29)
     assert (bands["high_freq_wavelen"], bands["low_freq_wavelen"]) == (2048.0, 8192.0)
+
+
+@pytest.mark.parametrize("d, length", [(128, 131072), (128, 4096), (64, 32768)])
+def test_a_larger_failing_base_is_found_and_checked_by_the_definition(d, length):
+    # d = 128, T = 131,072: the 64 grid values the search used to try found none; 4,873,000 fails at m = 124,749.
+    smallest = calculator.smallest_base(d, length)["base"]
+    search = calculator.search_larger_failing_base(d, length, calculator.grid_index_at_least(smallest))
+    found = search["found"]
+    assert found is not None and found["base"] > smallest and found["fails_at"] < length
+    # B_m = Σ_j cos(m·b^(−2j/d)) written out, independent of the search's vectorised margins.
+    theta = found["base"] ** (-np.arange(0, d, 2) / d)
+    assert np.cos(found["fails_at"] * theta).sum() < 0
+    assert "bounded search" in search["statement"]
+
+
+def test_the_first_larger_failing_base_at_4096_is_the_next_but_one_grid_value():
+    # Short lengths are scanned in order: 26 970 passes (brute force), 26 980 is the first that fails.
+    search = calculator.search_larger_failing_base(128, 4096, calculator.grid_index_at_least(26960.0))
+    assert brute_margin(26970.0, 128, 4096).min() >= 0
+    assert search["found"]["base"] == 26980.0
+    assert brute_first_failing(26980.0, 128, 4096) == search["found"]["fails_at"]
+
+
+def test_no_larger_failing_base_within_the_bound_is_said():
+    search = calculator.search_larger_failing_base(128, 4096, calculator.grid_index_at_least(26960.0), steps=1)
+    assert search["found"] is None and search["statement"].startswith("None found within the search's bound")

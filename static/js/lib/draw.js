@@ -142,7 +142,8 @@ onPlotResize((el) => {
   // the page is about to draw every figure for its new width (page.js redrawWhenPanelsRestack)
   if (el.closest("[data-restacking]")) return;
   const { traces, layout } = el._lastDraw;
-  if (inView.get(el) === false) pending.set(el, { traces, layout });
+  // (a newer figure already waiting is kept: the last drawn one would bring back a stale view)
+  if (inView.get(el) === false) { if (!pending.has(el)) pending.set(el, { traces, layout }); }
   else paint(el, traces, layout, true);
 });
 

@@ -3,31 +3,43 @@
 // lines and bars have Plotly's own hover) and control bounds (boundText).  A value shown with
 // fewer digits than it has carries "≈", and a rounded value never ends in zeros that read as exact
 // digits (47,117.2 is "≈ 47,117", not "47,120").
+// The formats themselves are d3-format specifiers, written by format.js.
+
+import { format, MINUS } from "./format.js";
 
 /** A number as a hover template writes it: `spec` is the d3-format after the colon in %{z:.3f}. */
 export function formatNumber(value, spec) {
   if (value === null || value === undefined || (typeof value === "number" && !Number.isFinite(value))) return "masked (no value)";
   if (typeof value !== "number") return String(value);
-  return d3Like(value, spec || "").replace(/^-/, "−").replace(/e-/, "e−");
+  if (!spec) return plotlyDefault(value);
+  const write = formatter(spec, MINUS);
+  return write ? write(value).replace(/e-/, "e\u2212") : String(value);
 }
 
-// The part of d3-format the pages' hovers use: [,][.precision][d e f g %].  No format: an integer
-// prints as an integer, any other number with up to six significant digits (as Plotly does).
-function d3Like(value, spec) {
-  const match = /^(,)?(?:\.(\d+))?([defg%])?$/.exec(spec);
-  if (!match) return String(value);
-  const [, grouped, precision, kind] = match;
-  const digits = precision === undefined ? 6 : Number(precision);
-  const fixed = (number, places) =>
-    grouped ? number.toLocaleString("en-US", { minimumFractionDigits: places, maximumFractionDigits: places }) : number.toFixed(places);
-  if (kind === "d") return fixed(Math.round(value), 0);
-  if (kind === "f") return fixed(value, digits);
-  if (kind === "%") return `${fixed(value * 100, digits)}%`;
-  if (kind === "e") return value.toExponential(digits);
-  if (kind === "g") return value.toPrecision(Math.max(1, digits));
-  if (Number.isInteger(value) && precision === undefined) return grouped ? value.toLocaleString("en-US") : String(value);
-  return String(Number(value.toPrecision(Math.max(1, digits))));
+// No format in a hover template: an integer prints as an integer, any other number with up to six
+// significant digits (as Plotly does), a minus as "−".
+function plotlyDefault(value) {
+  return (Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(6)))).replace(/^-/, MINUS).replace(/e-/, "e\u2212");
 }
+
+// format.js's writers, one per specifier and minus sign (hovers ask for the same few thousands of times).
+const writers = new Map();
+function formatter(spec, minus) {
+  const key = `${minus}${spec}`;
+  if (!writers.has(key)) {
+    let write = null;
+    try {
+      write = format(spec, { minus });
+    } catch {
+      write = null; // not a d3-format specifier: the value as JavaScript writes it
+    }
+    writers.set(key, write);
+  }
+  return writers.get(key);
+}
+
+// Readouts write a minus as a hyphen (as they always have).
+const readout = (spec) => formatter(spec, "-");
 
 /**
  * Compact number formatting for readouts: `digits` significant digits, scientific when tiny or
@@ -39,9 +51,9 @@ export function fmt(value, digits = 4) {
   if (typeof value !== "number") return String(value);
   if (value === 0) return "0";
   const magnitude = Math.abs(value);
-  if (magnitude >= 1e6 || magnitude < 1e-3) return value.toExponential(digits - 1);
-  if (magnitude >= 10 ** digits) return Math.round(value).toLocaleString("en-US");
-  return Number(value.toPrecision(digits)).toLocaleString("en-US", { maximumFractionDigits: 12 });
+  if (magnitude >= 1e6 || magnitude < 1e-3) return readout(`.${digits - 1}e`)(value);
+  if (magnitude >= 10 ** digits) return readout(",d")(value);
+  return readout(`,.${digits}~r`)(value);
 }
 
 
@@ -63,7 +75,7 @@ export function approx(value, digits = 4) {
   const magnitude = Math.abs(value);
   if (magnitude >= 10 ** digits && magnitude < 1e6) {
     const rounded = Math.round(value);
-    return `${rounded === value ? "" : "≈ "}${rounded.toLocaleString("en-US")}`;
+    return `${rounded === value ? "" : "≈ "}${readout(",d")(rounded)}`;
   }
   return `${exactIn(value, digits) ? "" : "≈ "}${fmt(value, digits)}`;
 }
@@ -76,7 +88,9 @@ export function equals(value, digits = 4, unit = "") {
 
 /** An integer with thousands separators (positions, lengths, counts: always exact). */
 export function count(value) {
-  return value === null || value === undefined ? "—" : Number(value).toLocaleString("en-US");
+  if (value === null || value === undefined) return "—";
+  const number = Number(value);
+  return readout(Number.isInteger(number) ? ",d" : ",")(number);
 }
 
 /** Write `text` into every element with data-out="name". */

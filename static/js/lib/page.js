@@ -2,8 +2,8 @@
 //
 // A page module calls startPage({draw}).  draw(data, state) redraws everything from the JSON
 // twin's data and the current state; it runs for the first paint (data embedded in the HTML) and
-// after every change.  startPage returns {data, state, set(name, value, {finished})} for pages
-// that move a control themselves (the clock's animation).
+// after every change.  startPage returns {data, state, fields, set(name, value, {finished})} for
+// pages that move a control themselves (the clock's animation, /spectrum's config paste).
 //
 // What is on screen is always a view the server accepted.  `state` holds the last value of each
 // field that the server accepts together with the others; a box may show something else (what
@@ -89,6 +89,10 @@ function pageHandle(store, cycle, propose) {
     },
     get state() {
       return store.state;
+    },
+    /** The page's fields ({name, type, default, role, ...}), for a page that reads a query itself. */
+    get fields() {
+      return store.fields;
     },
     /** Move a control from the page's own code (an animation), as if the reader had. */
     set(name, value, { finished = false } = {}) {

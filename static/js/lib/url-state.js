@@ -72,8 +72,9 @@ export class History {
   }
 
   write(params, { finished }) {
-    const url = withQuery(window.location.pathname, params);
-    const same = url === window.location.pathname + window.location.search;
+    // the fragment is kept: in an embedded view it names the figure shown (static/js/stage.js)
+    const url = withQuery(window.location.pathname, params) + window.location.hash;
+    const same = url === window.location.pathname + window.location.search + window.location.hash;
     if (this.draft) {
       if (!same) window.history.replaceState(null, "", url);
       this.draft = !finished;

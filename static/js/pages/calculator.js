@@ -155,7 +155,7 @@ startPage({
         ? "—"
         : larger.length
           ? larger.map((item) => `${item.chosen ? "b = " : ""}${baseText(item.base)} fails: Bₘ < 0 at m = ${count(item.fails_at)}`).join("; ")
-          : "none found by a short search just above it",
+          : data.larger_failing_base_search,
     );
     if (data.smallest_base === null) out("interval_note", "");
     else if (larger.length) {

@@ -72,6 +72,7 @@ function render(data) {
   out("previous", `${fmt(data.mass.previous, 3)} → ${fmt(after.previous, 3)}`);
   out("first", `${fmt(data.mass.first, 3)} → ${fmt(after.first, 3)}`);
   out("divergence", fmt(data.divergence, 4));
+  out("surgery_note", data.notes.join(" "));
   out("classes", data.head_classes.map((c) => `${c.head}: ${c.class}`).join(", "));
 }
 

@@ -214,7 +214,7 @@ startPage({
       margin,
     });
 
-    out("points", `${data.total_points.toLocaleString("en-US")} in ${data.column_start.length} columns (up to ${data.max_points_per_column} per column)`);
+    out("points", `${count(data.total_points)} in ${data.column_start.length} columns (up to ${data.max_points_per_column} per column)`);
     out("pairs", `${data.kept_pairs} of ${data.pairs}${data.dropped_pairs ? ` (pairs ${data.kept_pairs}–${data.pairs - 1} dropped)` : ""}`);
     out(
       "hand",

@@ -3,6 +3,7 @@
 
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, fmt, lineWidth, offAxis } from "../lib/plot.js";
+import { count } from "../lib/numbers.js";
 
 const DASH = { float32: "solid", bfloat16: "dash", float16: "dot" };
 
@@ -33,7 +34,7 @@ function curves(data, kind) {
 function collisionCell(entry, seqLen) {
   if (entry.first_collision === null) return "none below 2^24";
   const within = entry.first_collision < seqLen;
-  return `${entry.first_collision.toLocaleString("en-US")}${within ? " (within target)" : ""}`;
+  return `${count(entry.first_collision)}${within ? " (within target)" : ""}`;
 }
 
 startPage({
@@ -69,7 +70,7 @@ startPage({
     const note = document.querySelector('[data-out="overflow"]');
     if (note) {
       note.textContent =
-        over === null ? "" : `float16 cannot hold positions from ${over.toLocaleString("en-US")} on (its largest finite value is 65504), so its curves stop there.`;
+        over === null ? "" : `float16 cannot hold positions from ${count(over)} on (its largest finite value is 65504), so its curves stop there.`;
     }
   },
 });

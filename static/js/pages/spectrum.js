@@ -1,11 +1,11 @@
 // Context extension: per-pair scale of every method, YaRN's two ramps, angle coverage,
-// attention temperature and the dynamic-NTK base; presets are links; a pasted config.json is
-// sent to POST /api/rope/frequencies, becomes this page's address, and what it sets is listed.
+// attention temperature and the dynamic-NTK base; presets are links; the config paste under the
+// plots is spectrum-config.js.
 
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, lineWidth, panelGrid } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
-import { History, withQuery } from "../lib/url-state.js";
+import { wireConfigPaste } from "./spectrum-config.js";
 
 
 const METHOD_COLORS = {
@@ -246,6 +246,41 @@ function drawDynamic(data) {
   );
 }
 
+// ---- the model family: pairing and the query scale that grows with position ----------------------
+
+/** The pairing readout and the query scale 1 + β·ln(1 + ⌊(pos + offset)/interval⌋) against position. */
+function drawFamily(data) {
+  out("pairing", data.pairing === "interleaved"
+    ? "interleaved: adjacent dimensions (x₂ⱼ, x₂ⱼ₊₁) turn together (GPT-J style)"
+    : "half: x_j turns with x_(j+r/2) (GPT-NeoX style)");
+  const q = data.query_scale;
+  const T = data.target_len;
+  if (!q) {
+    const end = Math.max(T, data.dynamic.max_position_embeddings);
+    draw("plot-query-scale", [
+      { type: "scatter", mode: "lines", x: [0, Math.min(T, end) - 1, end - 1], y: [1, 1, 1], name: "query scale 1 at every position",
+        line: { color: "#888", width: lineWidth(2) }, hovertemplate: "position %{x:,d}: × 1 (no query scale)<extra></extra>" },
+    ], { title: { text: "No query scale that grows with position (query_scale_beta = 0)" }, xaxis: axis("position"), yaxis: axis("factor on q") });
+    out("query_scale_note", "This model multiplies no query by a position-dependent factor; Ministral 3 (llama_4_scaling_beta) and Llama 4's NoPE layers (attn_temperature_tuning) do.");
+    return;
+  }
+  const x = [...q.position];
+  const y = [...q.scale];
+  const last = y[y.length - 1];
+  draw("plot-query-scale", [
+    { type: "scatter", mode: "lines", line: { shape: "hv", color: COLORS[1], width: lineWidth(2.5) }, x, y, name: `1 + ${approx(q.beta, 6)}·ln(1 + ⌊${q.offset ? "(pos + 1)" : "pos"} / ${count(q.interval)}⌋)`,
+      hovertemplate: "position %{x:,d}: × %{y:.6f}<extra></extra>" },
+    vline(T - 1, 1, last, `T − 1 = ${count(T - 1)}`, "#000", "dot"),
+  ], {
+    title: { text: `The model's query scale against position: ${approx(q.at_target, 6)} at T − 1, ${approx(q.at_max_length, 6)} at its last position` },
+    xaxis: axis("position (0-based)"),
+    yaxis: axis("factor on q (so on the logits)"),
+  });
+  out("query_scale_note",
+    `${q.layers === "nope" ? "Only the layers without RoPE multiply" : "The model multiplies"} each query by this factor: 1 up to position ${count(q.first_rise - 1)}, ` +
+    `then one step every ${count(q.interval)} positions, ${approx(q.at_max_length, 6)} at position ${count(q.max_length - 1)}. It is not RoPE's attention factor: it grows with the position, not with s.`);
+}
+
 // ---- temperature factors, T ≤ L0, LongRoPE's two factor sets -------------------------------------
 
 function attentionReadouts(data) {
@@ -256,7 +291,7 @@ function attentionReadouts(data) {
   out(
     "softmax",
     multiplier === null
-      ? "none for this config (DeepSeek-V2/V3 only, with mscale_all_dim)"
+      ? (data.latent_attention ? "none: it needs mscale_all_dim and a scaled rope_type" : "none: plain 1/√d attention (only DeepSeek-style latent attention has it)")
       : `${approx(multiplier, 6)} = get_mscale(${approx(r.factor, 6)}, ${approx(r.mscale_all_dim, 6)})²`,
   );
   out("logits_total", approx(sel.logit_multiplier * (multiplier ?? 1), 6));
@@ -440,7 +475,7 @@ function readouts(data) {
   }
 }
 
-startPage({
+const page = startPage({
   draw(data, state) {
     const byPair = state.x_axis === "pair";
     // Text first, then the plots from the top: each plot is placed where it will stay when it is
@@ -452,178 +487,9 @@ startPage({
     drawRamp(data, byPair);
     drawCoverage(data, byPair);
     drawTemperature(data);
+    drawFamily(data);
     drawDynamic(data);
   },
 });
 
-// ---- paste a config.json -------------------------------------------------------------------
-// The answer of POST /api/rope/frequencies becomes this page's address (the plots above follow it, as
-// after Back), and everything it says about the config is listed under the box.
-
-const form = document.getElementById("paste-form");
-const errorSlot = document.getElementById("paste-error");
-const report = document.getElementById("paste-report");
-
-function showPasteError(text) {
-  errorSlot.textContent = text;
-  form.classList.toggle("has-error", Boolean(text));
-}
-
-function element(tag, text, attributes = {}) {
-  const node = Object.assign(document.createElement(tag), attributes);
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function layerList(layers, shown = 12) {
-  const head = layers.slice(0, shown).join(", ");
-  return layers.length > shown ? `${head}, … (${layers.length} layers)` : head;
-}
-
-function spectrumLink(query, length) {
-  const params = new URLSearchParams();
-  for (const [name, value] of query) params.append(name, value);
-  if (length && !params.has("seq_len")) params.append("seq_len", String(length));
-  return withQuery("/spectrum", params);
-}
-
-function mropeLink(body) {
-  const params = new URLSearchParams();
-  params.append("head_dim", String(body.resolved.head_dim));
-  params.append("base", String(body.resolved.rope_theta));
-  for (const value of body.mrope.mrope_section) params.append("mrope_section", String(value));
-  params.append("layout", body.mrope.mrope_interleaved ? "interleaved" : "sections");
-  return withQuery("/mrope", params);
-}
-
-/** Every setting the answer gives, as rows of (label, text or node). */
-function reportRows(body, length) {
-  const r = body.resolved;
-  const rows = [];
-  if (r.model_type) rows.push(["model_type", r.model_type]);
-  rows.push([
-    "Head and rotated dimensions",
-    `${r.rotary_dim} of ${r.head_dim} dimensions rotate (${r.rotary_dim / 2} pairs, ${r.pairing === "interleaved" ? "interleaved (GPT-J)" : "halves (GPT-NeoX)"} pairing)`,
-  ]);
-  rows.push(["Base rope_theta", String(r.rope_theta)]);
-  const factor = r.factor === undefined || r.factor === null ? "" : `, factor ${r.factor_used ?? r.factor}`;
-  const at = length
-    ? `, at T = ${count(length)} tokens (its max_position_embeddings)`
-    : ", at this page's target length T (the config gives no max_position_embeddings)";
-  rows.push(["Scaling (drawn above)", `${r.rope_type}${factor}${at}`]);
-  if (r.rope_type === "longrope") {
-    const L0 = r.original_max_position_embeddings;
-    rows.push([
-      "LongRoPE factors drawn",
-      length && length > L0
-        ? `long_factor: T = ${count(length)} > original_max_position_embeddings = ${count(L0)} (short_factor up to ${count(L0)} tokens)`
-        : `short_factor: T ≤ original_max_position_embeddings = ${count(L0)} (long_factor once the length passes it)`,
-    ]);
-  }
-  if (body.softmax_scale_multiplier !== null) {
-    rows.push(["Softmax-scale multiplier (DeepSeek)", approx(body.softmax_scale_multiplier, 6)]);
-  }
-  if (body.mrope) {
-    const link = element("a", "open it on the M-RoPE lesson", { href: mropeLink(body) });
-    const text = `${body.mrope.mrope_section.join(" / ")} pairs on t / h / w (${body.mrope.mrope_interleaved ? "interleaved" : "consecutive blocks"}); `;
-    const cell = element("span", text);
-    cell.append(link);
-    rows.push(["M-RoPE sections", cell]);
-  }
-  const layers = body.layers || {};
-  if (layers.nope_layers) {
-    rows.push(["Layers without RoPE (NoPE)", layers.nope_layers.length ? layerList(layers.nope_layers) : "none"]);
-  }
-  if (layers.layer_types) {
-    const parts = Object.entries(layers.layer_types).map(([kind, list]) => `${kind}: ${layerList(list, 8)}`);
-    rows.push(["Layer types", parts.join("; ")]);
-  }
-  return rows;
-}
-
-function settingsTable(body, length) {
-  const table = element("table", undefined, { className: "preset-table" });
-  const head = table.createTHead().insertRow();
-  for (const title of ["Layers", "Read from", "rope_type", "base", "rotated dims", ""]) head.append(element("th", title, { scope: "col" }));
-  const rows = table.createTBody();
-  body.settings.forEach((setting, i) => {
-    const row = rows.insertRow();
-    const r = setting.resolved;
-    const drawn = i === body.primary_setting;
-    for (const text of [setting.layer_type || "every layer", setting.where, r.rope_type, String(r.rope_theta), String(r.rotary_dim)]) {
-      row.append(element("td", text));
-    }
-    const cell = element("td");
-    if (drawn) cell.textContent = "drawn above";
-    else cell.append(element("a", "draw this setting", { href: spectrumLink(setting.query, length) }));
-    row.append(cell);
-  });
-  const scroll = element("div", undefined, { className: "data-scroll", tabIndex: 0 });
-  scroll.setAttribute("role", "region");
-  scroll.setAttribute("aria-label", "RoPE settings of the pasted config (scrolls sideways)");
-  scroll.append(table);
-  return scroll;
-}
-
-function showReport(body, length) {
-  const list = element("dl", undefined, { className: "numbers" });
-  for (const [label, value] of reportRows(body, length)) {
-    const item = element("div");
-    const dd = element("dd");
-    if (typeof value === "string") dd.textContent = value;
-    else dd.append(value);
-    item.append(element("dt", label), dd);
-    list.append(item);
-  }
-  const parts = [element("h3", "What the pasted config sets"), list];
-  if (body.settings.length > 1) {
-    parts.push(element("p", `${body.settings.length} RoPE settings, one per kind of layer:`), settingsTable(body, length));
-  }
-  if (body.notes.length) {
-    const notes = element("ul", undefined, { className: "note" });
-    for (const text of body.notes) notes.append(element("li", text));
-    parts.push(element("p", "Read from the config:"), notes);
-  }
-  report.replaceChildren(...parts);
-}
-
-form?.addEventListener("submit", async (event) => {
-  event.preventDefault();
-  const text = document.getElementById("paste-config").value;
-  let config;
-  try {
-    config = JSON.parse(text);
-  } catch (error) {
-    showPasteError(`Invalid JSON: ${error.message}`);
-    return;
-  }
-  if (config === null || typeof config !== "object" || Array.isArray(config)) {
-    showPasteError("The config must be a JSON object, like a model's config.json.");
-    return;
-  }
-  showPasteError("");
-  let response;
-  try {
-    response = await fetch("/api/rope/frequencies", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify(config),
-    });
-  } catch {
-    showPasteError("The server could not be reached.");
-    return;
-  }
-  const body = await response.json().catch(() => ({ detail: `HTTP ${response.status}` }));
-  if (!response.ok) {
-    const items = Array.isArray(body.detail) ? body.detail : [{ msg: String(body.detail) }];
-    showPasteError(items.map((item) => (item.param ? `${item.param}: ${item.msg}` : item.msg)).join(" · "));
-    report.replaceChildren();
-    return;
-  }
-  // Drawn at the context the model advertises (its max_position_embeddings), as the preset links are.
-  const length = body.resolved.max_position_embeddings;
-  showReport(body, length);
-  const target = spectrumLink(body.query, length);
-  new History().write(new URLSearchParams(target.split("?")[1] || ""), { finished: true });
-  window.dispatchEvent(new PopStateEvent("popstate"));
-});
+wireConfigPaste(page);

@@ -1,0 +1,81 @@
+// SmolLM2-135M's next-token loss against position past its trained length, one line per scaling
+// method, from the precomputed curves (scripts/long_context.py).
+
+import { startPage } from "../lib/page.js";
+import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+import { out } from "../lib/numbers.js";
+
+const ORDER = ["none", "linear", "ntk", "yarn", "dynamic"];
+const DASH = { none: "solid", linear: "dot", ntk: "dashdot", yarn: "solid", dynamic: "dash" };
+
+function parameters(p) {
+  const parts = [];
+  if (p.factor !== undefined) parts.push(`s = ${fmt(p.factor, 3)}`);
+  if (p.base !== undefined) parts.push(`base ${fmt(p.base, 6)}`);
+  if (p.attention_factor !== 1) parts.push(`attention factor ${fmt(p.attention_factor, 5)}`);
+  return parts.length ? parts.join(", ") : `base ${fmt(p.rope_theta, 6)}`;
+}
+
+function marks(data) {
+  const shapes = [];
+  const annotations = [];
+  if (data.second_half !== null) {
+    shapes.push({ type: "rect", xref: "x", yref: "paper", x0: data.second_half, x1: data.length, y0: 0, y1: 1, fillcolor: "#999", opacity: 0.15, line: { width: 0 } });
+    annotations.push({ xref: "x", yref: "paper", x: (data.second_half + data.length) / 2, y: 0.02, text: "the same tokens again", showarrow: false });
+  }
+  shapes.push({ type: "line", xref: "x", yref: "paper", x0: data.trained_length, x1: data.trained_length, y0: 0, y1: 1, line: { color: "#555", width: 1.5, dash: "dot" } });
+  annotations.push({ xref: "x", yref: "paper", x: data.trained_length, y: 1, yanchor: "bottom", text: `trained length ${data.trained_length}`, showarrow: false });
+  return { shapes, annotations };
+}
+
+function table(data) {
+  const body = document.querySelector('[data-out="means"]');
+  if (!body) return;
+  body.replaceChildren(
+    ...ORDER.filter((m) => m in data.loss).map((m) => {
+      const row = document.createElement("tr");
+      const L = data.trained_length.toLocaleString("en-US");
+      const cells = [data.method_titles[m], parameters(data.methods[m]), `positions < ${L}: ${fmt(data.mean_before[m], 4)}`, `positions ≥ ${L}: ${fmt(data.mean_past[m], 4)}`];
+      cells.forEach((text, i) => {
+        const cell = document.createElement(i === 0 ? "th" : "td");
+        if (i === 0) cell.scope = "row";
+        cell.textContent = text;
+        row.appendChild(cell);
+      });
+      return row;
+    }),
+  );
+}
+
+startPage({
+  draw(data, state) {
+    const x = [...data.bin_centres];
+    const traces = ORDER.filter((m) => m in data.loss && state[`show_${m}`]).map((m) => ({
+      type: "scatter",
+      mode: "lines",
+      x,
+      y: [...data.loss[m]],
+      name: data.method_titles[m],
+      line: { color: COLORS[ORDER.indexOf(m) % COLORS.length], dash: DASH[m], width: lineWidth(m === "none" ? 2.5 : 1.8) },
+      hovertemplate: `${m}<br>positions around %{x:.0f}<br>loss %{y:.3f} nats<extra></extra>`,
+    }));
+    draw("plot-loss", traces, {
+      title: { text: `Next-token loss, mean per 256 positions: ${data.text_info.label}` },
+      xaxis: axis("position t", { range: [0, data.length] }),
+      yaxis: axis("loss (nats)", { rangemode: "tozero" }),
+      ...marks(data),
+    });
+    table(data);
+    out("label", data.text_info.label);
+    out("source", `${data.text_info.source}. Licence: ${data.text_info.license}`);
+    out("trained", `${data.trained_length.toLocaleString("en-US")} tokens (this text: ${data.length.toLocaleString("en-US")}, s = ${data.length / data.trained_length})`);
+    const seconds = Object.values(data.run.seconds);
+    const total = seconds.reduce((a, b) => a + b, 0);
+    out("run", `${seconds.length} passes of ${data.length.toLocaleString("en-US")} tokens, ${Math.round(total / 60)} min in all, at most ${Math.round(data.run.peak_rss_mb)} MB of memory; ${data.run.attention}`);
+    out("command", data.run.command);
+    const c = data.copy_controls;
+    const pairs = c.distances.map((d, i) => `${fmt(c.repeat_loss[i], 3)} nats at distance ${d.toLocaleString("en-US")}`);
+    const here = data.text === "copy" ? `; on this text, at distance 8,192 and past the trained length, it is ${fmt(data.mean_past.none, 4)}` : "";
+    out("controls", `Inside the trained length, with its own RoPE, the model's mean loss over a repeat of random tokens is ${pairs.join(", ")}${here}.`);
+  },
+});
