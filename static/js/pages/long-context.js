@@ -22,11 +22,12 @@ function marks(data) {
   const annotations = [];
   if (data.second_half !== null) {
     shapes.push({ type: "rect", layer: "below", xref: "x", yref: "paper", x0: data.second_half, x1: data.length, y0: 0, y1: 1, fillcolor: "#999", opacity: 0.15, line: { width: 0 } });
-    // Inside the top edge: at the bottom it would sit on the position ticks in a large font.
-    annotations.push({ xref: "x", yref: "paper", x: (data.second_half + data.length) / 2, y: 0.98, yanchor: "top", text: "the same tokens again", showarrow: false, bgcolor: "rgba(255, 255, 255, 0.8)" });
+    // Above the plot, right of the trained-length line while that label sits left of it: inside, it
+    // would cover curves or the position ticks.
+    annotations.push({ xref: "x", yref: "paper", x: data.second_half, xanchor: "left", xshift: 6, y: 1, yanchor: "bottom", text: "repeated tokens", showarrow: false });
   }
   shapes.push({ type: "line", xref: "x", yref: "paper", x0: data.trained_length, x1: data.trained_length, y0: 0, y1: 1, line: { color: "#555", width: 1.5, dash: "dot" } });
-  annotations.push({ xref: "x", yref: "paper", x: data.trained_length, y: 1, yanchor: "bottom", text: `trained length ${data.trained_length}`, showarrow: false });
+  annotations.push({ xref: "x", yref: "paper", x: data.trained_length, xanchor: data.second_half !== null ? "right" : "center", xshift: data.second_half !== null ? -6 : 0, y: 1, yanchor: "bottom", text: `trained length ${data.trained_length}`, showarrow: false });
   return { shapes, annotations };
 }
 
