@@ -19,6 +19,7 @@ from app.trained import models
 from app.web.answers import Answer, Floats, Ints, doc
 from app.web.csv_format import Columns
 from app.web.params import UI, Display, Params
+from app.web.rules import Bound
 from app.web.views import View, register
 
 MODEL = models.DEFAULT
@@ -52,6 +53,10 @@ def _methods() -> tuple[str, ...]:
     return tuple(m for m in ORDER if m in _meta()["methods"] and all(f"loss_{m}" in _arrays(t) for t in texts))
 
 
+# Every shipped text is this long and its bins are this wide (the window's ends snap to bin edges).
+LENGTH = max(int(t["n_tokens"]) for t in _meta()["texts"])
+BIN = 256
+
 TextId = Literal[tuple(t["id"] for t in _meta()["texts"])]  # type: ignore[valid-type]
 
 
@@ -65,6 +70,17 @@ class LongContextParams(Params):
         ),
         UI("Text"),
     ] = "copy"
+    window_start: Annotated[
+        int,
+        Field(ge=0, le=LENGTH - BIN, multiple_of=BIN, description=f"First position of the window whose mean loss the table gives (a multiple of {BIN})."),
+        UI("Window from position", kind="slider", step=BIN),
+    ] = 8192
+    window_end: Annotated[
+        int,
+        Field(ge=BIN, le=LENGTH, multiple_of=BIN, description=f"End (exclusive) of that window (a multiple of {BIN}, after window_start)."),
+        UI("Window to position", kind="slider", step=BIN),
+        Bound(ge=f"window_start + {BIN}", why=f"the window holds at least one bin of {BIN} positions"),
+    ] = LENGTH
 
 
 def _show(method: str) -> Any:
@@ -144,6 +160,9 @@ class LongContextAnswer(Answer):
     method_titles: dict[str, str] = doc("A readable name of each method.")
     mean_before: dict[str, float] = doc("For each method, the mean loss over positions t < trained_length.")
     mean_past: dict[str, float] = doc("For each method, the mean loss over positions t ≥ trained_length (what it exists for).")
+    window_start: int
+    window_end: int
+    mean_window: dict[str, float] = doc("For each method, the mean loss over positions window_start ≤ t < window_end.")
     best: str = doc("The scaling method (not none) with the lowest mean_past.")
     best_mean_past: float = doc("mean_past of best.")
     none_mean_past: float = doc("mean_past of none.")
@@ -213,7 +232,12 @@ def _compute(text: str) -> dict[str, Any]:
 
 
 def compute_long_context(params: LongContextParams) -> dict[str, Any]:
-    return _compute(params.text)
+    data = _compute(params.text)
+    edges = data["bin_edges"]
+    # The last position has no next token, so the last bin ends one short of the text.
+    lo, hi = params.window_start, min(params.window_end, int(edges[-1]))
+    window = {m: _weighted_mean(v, edges, lo, hi) for m, v in data["loss"].items()}
+    return {**data, "window_start": lo, "window_end": hi, "mean_window": window}
 
 
 def long_context_csv(data: dict[str, Any]):
@@ -249,6 +273,6 @@ register(
             "app.core.scaling resolved them (factor s = length / trained_length), `mean_past` the mean loss past "
             "`trained_length`, `best` the scaling method with the lowest."
         ),
-        examples=("text=copy", "text=python-docs"),
+        examples=("text=copy", "text=python-docs&window_start=8192&window_end=9216"),
     )
 )

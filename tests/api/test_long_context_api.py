@@ -50,3 +50,28 @@ def test_a_bad_text_is_a_422_naming_text(client):
     r = client.get("/api/model/long-context?text=war-and-peace")
     assert r.status_code == 422
     assert r.json()["detail"][0]["param"] == "text" and "copy" in r.text
+
+
+@pytest.mark.parametrize(("start", "end"), [(8192, 16384), (0, 256), (8192, 9216), (16128, 16384)])
+def test_the_window_mean_weighs_each_bin_inside_it_by_its_size(client, start, end):
+    d = client.get(f"/api/model/long-context?text=python-docs&window_start={start}&window_end={end}").json()
+    shipped = np.load(DATA / "python-docs.npz")
+    edges = shipped["bin_edges"]
+    assert (d["window_start"], d["window_end"]) == (start, min(end, int(edges[-1])))
+    # positions start ≤ t < end that have a next token, one loss each: a bin of 256 holds 256 of them
+    positions = np.arange(start, min(end, int(edges[-1])))
+    for m in d["loss"]:
+        per_position = shipped[f"loss_{m}"].astype(np.float64)[np.searchsorted(edges, positions, side="right") - 1]
+        assert d["mean_window"][m] == pytest.approx(per_position.mean(), rel=1e-9)
+    if (start, end) == (8192, 16384):
+        assert d["mean_window"] == pytest.approx(d["mean_past"])
+
+
+@pytest.mark.parametrize(
+    ("query", "param"),
+    [("window_start=8192&window_end=8192", "window_end"), ("window_start=100", "window_start"), ("window_end=20000", "window_end")],
+)
+def test_a_bad_window_is_a_422_naming_its_end(client, query, param):
+    r = client.get(f"/api/model/long-context?{query}")
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["param"] == param

@@ -30,7 +30,8 @@ def test_spectrum_shows_pairing_and_the_query_scale(page, base_url):
     page.goto(base_url + "/spectrum?pairing=interleaved")
     wait_for_plot(page, "plot-query-scale")
     assert page.locator('[data-out="pairing"]').inner_text().startswith("interleaved")
-    assert plot_data(page, "plot-query-scale")[0]["y"] == [1, 1]
+    flat = plot_data(page, "plot-query-scale")[0]["y"]
+    assert len(flat) >= 2 and all(y == 1 for y in flat)
 
 
 def test_heads_offers_no_custom_text_without_the_model_and_explains_dynamic_surgery(page, base_url):

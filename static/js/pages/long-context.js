@@ -17,14 +17,17 @@ function parameters(p) {
 }
 
 function marks(data) {
-  const shapes = [];
+  // The table's window, outlined under the curves.
+  const shapes = [{ type: "rect", layer: "below", xref: "x", yref: "paper", x0: data.window_start, x1: data.window_end, y0: 0, y1: 1, fillcolor: "rgba(31, 119, 180, 0.07)", line: { color: "rgba(31, 119, 180, 0.5)", width: 1 } }];
   const annotations = [];
   if (data.second_half !== null) {
-    shapes.push({ type: "rect", xref: "x", yref: "paper", x0: data.second_half, x1: data.length, y0: 0, y1: 1, fillcolor: "#999", opacity: 0.15, line: { width: 0 } });
-    annotations.push({ xref: "x", yref: "paper", x: (data.second_half + data.length) / 2, y: 0.02, text: "the same tokens again", showarrow: false });
+    shapes.push({ type: "rect", layer: "below", xref: "x", yref: "paper", x0: data.second_half, x1: data.length, y0: 0, y1: 1, fillcolor: "#999", opacity: 0.15, line: { width: 0 } });
+    // Above the plot, right of the trained-length line while that label sits left of it: inside, it
+    // would cover curves or the position ticks.
+    annotations.push({ xref: "x", yref: "paper", x: data.second_half, xanchor: "left", xshift: 6, y: 1, yanchor: "bottom", text: "repeated tokens", showarrow: false });
   }
   shapes.push({ type: "line", xref: "x", yref: "paper", x0: data.trained_length, x1: data.trained_length, y0: 0, y1: 1, line: { color: "#555", width: 1.5, dash: "dot" } });
-  annotations.push({ xref: "x", yref: "paper", x: data.trained_length, y: 1, yanchor: "bottom", text: `trained length ${data.trained_length}`, showarrow: false });
+  annotations.push({ xref: "x", yref: "paper", x: data.trained_length, xanchor: data.second_half !== null ? "right" : "center", xshift: data.second_half !== null ? -6 : 0, y: 1, yanchor: "bottom", text: `trained length ${data.trained_length}`, showarrow: false });
   return { shapes, annotations };
 }
 
@@ -35,7 +38,8 @@ function table(data) {
     ...ORDER.filter((m) => m in data.loss).map((m) => {
       const row = document.createElement("tr");
       const L = data.trained_length.toLocaleString("en-US");
-      const cells = [data.method_titles[m], parameters(data.methods[m]), `positions < ${L}: ${fmt(data.mean_before[m], 4)}`, `positions ≥ ${L}: ${fmt(data.mean_past[m], 4)}`];
+      const window = `positions ${data.window_start.toLocaleString("en-US")}–${(data.window_end - 1).toLocaleString("en-US")}: ${fmt(data.mean_window[m], 4)}`;
+      const cells = [data.method_titles[m], parameters(data.methods[m]), `positions < ${L}: ${fmt(data.mean_before[m], 4)}`, `positions ≥ ${L}: ${fmt(data.mean_past[m], 4)}`, window];
       cells.forEach((text, i) => {
         const cell = document.createElement(i === 0 ? "th" : "td");
         if (i === 0) cell.scope = "row";
@@ -59,10 +63,12 @@ startPage({
       line: { color: COLORS[ORDER.indexOf(m) % COLORS.length], dash: DASH[m], width: lineWidth(m === "none" ? 2.5 : 1.8) },
       hovertemplate: `${m}<br>positions around %{x:.0f}<br>loss %{y:.3f} nats<extra></extra>`,
     }));
+    const top = Math.max(1, ...ORDER.filter((m) => m in data.loss).flatMap((m) => data.loss[m]));
     draw("plot-loss", traces, {
       title: { text: `Next-token loss, mean per 256 positions: ${data.text_info.label}` },
-      xaxis: axis("position t", { range: [0, data.length] }),
-      yaxis: axis("loss (nats)", { rangemode: "tozero" }),
+      // Both axes start a little before 0 so their two "0" ticks do not meet in the corner.
+      xaxis: axis("position t", { range: [-0.03 * data.length, data.length] }),
+      yaxis: axis("loss (nats)", { range: [-0.06 * top, 1.04 * top] }),
       ...marks(data),
     });
     table(data);
