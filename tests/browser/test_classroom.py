@@ -15,7 +15,11 @@ VIEWS = discover()
 NAMES = [view.name for view in VIEWS]
 BY_NAME = {view.name: view for view in VIEWS}
 
-SNAPSHOT_ALL = f"() => JSON.stringify([...document.querySelectorAll('.plot')].map({TRACES_JS}))"
+# What a student must see the same: every plot's data and every number written beside the plots.
+SNAPSHOT_ALL = (
+    f"() => JSON.stringify([[...document.querySelectorAll('.plot')].map({TRACES_JS}),"
+    " [...document.querySelectorAll('[data-out]')].map((el) => el.textContent)])"
+)
 
 
 def change_a_control(page) -> None:
