@@ -16,7 +16,8 @@ A lecture file::
 Every ``## `` heading starts a step; the first non-blank line under it is the relative URL of a
 lesson view; an optional ``Figure: plot-xyz`` line right under it names the plot of that lesson the
 step shows (the id of its element; without the line, the lesson's first plot).  The narration
-follows (Markdown source; a paragraph keeps its line breaks, so lists survive).  A ``Notes:`` line
+follows (Markdown source, app/lectures/markdown.py: emphasis, links, inline code, lists and ``$...$``
+math; raw HTML is shown as text; a paragraph keeps its line breaks, so lists survive).  A ``Notes:`` line
 starts the speaker notes, which run to the ``Q:`` line or the next heading (a ``Notes:`` block may
 also follow the ``A:`` line).  ``Q:`` and ``A:`` lines give an optional question and its answer,
 where ``{a.b.0}`` is a dotted path into the step's JSON twin (dict keys and list indices), filled in
@@ -60,6 +61,15 @@ class Step:
     notes: list[str] = field(default_factory=list)  # speaker notes, one paragraph per item
     figure_line: int = 0
     notes_line: int = 0
+    narration_lines: list[int] = field(default_factory=list)  # the file line where each paragraph starts
+    notes_lines: list[int] = field(default_factory=list)
+    # the same paragraphs as HTML (app/lectures/markdown.py), and the question and answer inline
+    narration_html: list[str] = field(default_factory=list)
+    notes_html: list[str] = field(default_factory=list)
+    question_html: str = ""
+    answer_html: str = ""
+    question_line: int = 0
+    answer_line: int = 0
 
 
 @dataclass
@@ -134,12 +144,19 @@ def parse(text: str, path: Path | str) -> tuple[str, list[Step]]:
     steps: list[Step] = []
     step: Step | None = None
     paragraph: list[str] = []
+    starts: list[int] = []  # the line of each line of the paragraph
     in_notes = False
 
     def flush() -> None:
         if step is not None and paragraph:
             (step.notes if in_notes else step.narration).append("\n".join(paragraph))
+            (step.notes_lines if in_notes else step.narration_lines).append(starts[0])
         paragraph.clear()
+        starts.clear()
+
+    def add(text: str, number: int) -> None:
+        paragraph.append(text)
+        starts.append(number)
 
     for number, raw in enumerate(lines[end + 1:], start=end + 2):
         line = raw.strip()
@@ -180,7 +197,7 @@ def parse(text: str, path: Path | str) -> tuple[str, list[Step]]:
             step.notes_line = number
             rest = line[6:].strip()
             if rest:
-                paragraph.append(rest)
+                add(rest, number)
             continue
         if line.startswith("Q:"):
             flush()
@@ -189,6 +206,7 @@ def parse(text: str, path: Path | str) -> tuple[str, list[Step]]:
             if step.question:
                 raise LectureError(path, number, "a step has at most one 'Q:' line")
             step.question = line[2:].strip()
+            step.question_line = number
             if not step.question:
                 raise LectureError(path, number, "'Q:' has no question")
         elif line.startswith("A:"):
@@ -196,18 +214,19 @@ def parse(text: str, path: Path | str) -> tuple[str, list[Step]]:
             if not step.question or step.answer_template:
                 raise LectureError(path, number, "an 'A:' line follows its step's 'Q:' line, once")
             step.answer_template = line[2:].strip()
+            step.answer_line = number
             if not step.answer_template:
                 raise LectureError(path, number, "'A:' has no answer")
         elif in_notes:
             if line:
-                paragraph.append(line)
+                add(line, number)
             else:
                 flush()
         elif step.question:
             if line:
                 raise LectureError(path, number, "after 'Q:' only its 'A:' line (and a 'Notes:' block) may follow in a step")
         elif line:
-            paragraph.append(line)
+            add(line, number)
         else:
             flush()
     flush()

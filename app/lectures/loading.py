@@ -15,6 +15,7 @@ from urllib.parse import parse_qsl, urlsplit
 from app import settings
 from app.settings import TEMPLATES_DIR
 from app.lectures.format import FIELD_RE, Lecture, LectureError, Step, lookup, parse, show
+from app.lectures.markdown import MarkdownProblem, render, render_inline
 from app.web.routing import parse_query
 from app.web.views import REGISTRY, discover
 
@@ -77,6 +78,26 @@ def check(steps: list[Step], path: Path | str, text: str) -> None:
         step.answer = FIELD_RE.sub(fill, step.answer_template)
 
 
+def render_steps(steps: list[Step], path: Path | str) -> None:
+    """Each step's narration, notes, question and answer as HTML, or LectureError at the paragraph."""
+    for step in steps:
+        source, line = "", step.line
+        try:
+            step.narration_html, step.notes_html = [], []
+            for source, line in zip(step.narration, step.narration_lines):
+                step.narration_html.append(render(source))
+            for source, line in zip(step.notes, step.notes_lines):
+                step.notes_html.append(render(source))
+            if step.question:
+                source, line = step.question, step.question_line
+                step.question_html = render_inline(step.question)
+                source, line = step.answer, step.answer_line
+                step.answer_html = render_inline(step.answer)
+        except MarkdownProblem as problem:
+            at = source.find(problem.snippet) if problem.snippet else -1
+            raise LectureError(path, line + (source[:at].count("\n") if at > 0 else 0), str(problem)) from None
+
+
 def load_file(path: Path) -> Lecture:
     name = path.stem
     if not NAME_RE.match(name):
@@ -89,6 +110,7 @@ def load_file(path: Path) -> Lecture:
         raise LectureError(path, 1, f"not UTF-8 text ({exc.reason})") from None
     title, steps = parse(text, path)
     check(steps, path, text)
+    render_steps(steps, path)
     return Lecture(name=name, title=title, path=str(path), steps=steps)
 
 

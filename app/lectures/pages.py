@@ -47,6 +47,7 @@ def _summary(lecture: Lecture) -> dict:
 
 def _step_json(step) -> dict:
     return {"heading": step.heading, "url": step.url, "view": step.view, "figure": step.figure or None, "narration": step.narration,
+            "notes": step.notes,
             "question": step.question or None, "answer": step.answer or None}
 
 
@@ -74,7 +75,8 @@ class LectureStep(Answer):
     url: str = doc("The lesson view of this step (path and query).")
     view: str = doc("The lesson's name.")
     figure: str | None = doc("The id of the lesson's plot this step shows (null: the lesson's first plot).")
-    narration: list[str] = doc("What to say, one paragraph per item.")
+    narration: list[str] = doc("What to say, one Markdown paragraph per item.")
+    notes: list[str] = doc("The speaker's notes (shown in the speaker view only), one Markdown paragraph per item.")
     question: str | None = doc("A question for the class (null when the step asks none).")
     answer: str | None = doc("Its answer, computed from the view (null without a question).")
 

@@ -121,6 +121,9 @@ Notes: After the answer, a note.
         ("---\ntitle: x\n---\n## One\n/rotation?m=2\nNotes:\n\n## Two\n/rotation\n", 6, "'Notes:' block is empty"),
         ("---\ntitle: x\n---\n## One\n/rotation?m=2\nNotes: a\nNotes: b\n", 7, "at most one 'Notes:'"),
         ("---\ntitle: x\n---\n## One\n/rotation?m=2\nQ: why?\nNotes: a\nA: {offset}\n", 7, "before any 'Notes:'"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=2\nFine.\n\nIt costs $5 here.\n", 8, "no '$' closes"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=2\nFine.\nNotes:\nSee\n$\\frac{1}{$ ok\n", 9, "latex2mathml cannot draw"),
+        ("---\ntitle: x\n---\n## One\n/rotation?m=2\nQ: is $$ money?\nA: {offset}\n", 6, "holds no math"),
     ],
 )
 def test_malformed_files_name_file_line_and_reason(tmp_path, text, line, reason):
@@ -136,6 +139,46 @@ def test_a_bad_lecture_stops_the_server_at_start(tmp_path):
     done = subprocess.run([sys.executable, "-m", "app", "--port", "1", "--lectures", str(directory)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert f"{directory / 'mine.md'}:5: /rotation has no parameter 'colour'" in done.stderr
+
+
+def test_narration_is_markdown_with_math_and_html_shown_as_text(tmp_path):
+    text = """---
+title: Mine
+---
+## One
+/rotation?m=2&n=5&theta=0.5
+Some *emphasis*, a [link](/rotation?m=3), `code $x$` and $m\\theta$.
+
+<script>alert(1)</script> and <b>bold?</b> costs \\$5.
+
+- first
+- second
+Notes:
+Ask **why** before showing [bad](javascript:alert(1)).
+Q: Is $n - m$ the offset?
+A: It is {offset}.
+"""
+    step = load_dirs([write(tmp_path, text)])["mine"].steps[0]
+    first, html_para, items = step.narration_html
+    assert "<em>emphasis</em>" in first and '<a href="/rotation?m=3">link</a>' in first
+    assert "<code>code $x$</code>" in first  # no math inside code
+    # the math: m and θ as MathML identifiers, drawn inline like the lessons' formulas
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">' in first
+    assert "<mi>m</mi>" in first and "<mi>&#x003B8;</mi>" in first
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html_para and "<script" not in html_para and "<b>" not in html_para
+    assert "costs $5." in html_para  # an escaped dollar is a dollar
+    assert items == "<ul>\n<li>first</li>\n<li>second</li>\n</ul>\n"
+    assert "<strong>why</strong>" in step.notes_html[0] and "href=\"javascript" not in step.notes_html[0]
+    assert step.question_html.startswith("Is <math") and "<mo>&#x02212;</mo>" in step.question_html
+    assert step.answer_html == "It is 3."
+
+
+def test_every_shipped_step_has_notes():
+    from app.lectures import lectures
+
+    for lecture in lectures().values():
+        for step in lecture.steps:
+            assert step.notes and step.notes_html, f"{lecture.name}: {step.heading} has no Notes:"
 
 
 def test_lecture_pages(client):
