@@ -112,22 +112,42 @@ def lectures_page(request: Request, presenter: bool = False) -> Response:
     )
 
 
+def frame_url(step, presenter: bool) -> str:
+    """The step's view as the lecture frames it: a stage (templates/view.html), the fragment naming
+    the figure it shows."""
+    join = "&" if "?" in step.url else "?"
+    return step.url + join + "embed=true" + ("&presenter=true" if presenter else "") + (f"#{step.figure}" if step.figure else "")
+
+
 @router.get("/lecture/{name}", include_in_schema=False)
 def lecture_page(request: Request, name: str, step: int = Query(1), presenter: bool = True) -> Response:
     lecture = _lecture(name)
     index = _step_index(lecture, step)
     current = lecture.steps[index]
-    join = "&" if "?" in current.url else "?"
-    # the framed view lays out as a stage (templates/view.html): the fragment names the figure it shows
-    figure = getattr(current, "figure", "") or ""
-    frame_url = current.url + join + "embed=true" + ("&presenter=true" if presenter else "") + (f"#{figure}" if figure else "")
+    frame_url_ = frame_url(current, presenter)
     student_url = str(request.base_url).rstrip("/") + current.url
     context = {
         "nav": ordered(), "lecture": lecture, "step": current, "number": index + 1, "total": len(lecture.steps),
-        "frame_url": frame_url, "student_url": student_url, "qr_svg": qr_svg(student_url),
+        "frame_url": frame_url_, "student_url": student_url, "qr_svg": qr_svg(student_url),
         "presenter": presenter, "view_title": REGISTRY[current.view].title,
     }
     return templates.TemplateResponse(request, "lecture.html", context, headers=PAGE_HEADERS)
+
+
+@router.get("/lecture/{name}/speaker", include_in_schema=False)
+def speaker_page(request: Request, name: str, step: int = Query(1), start: int | None = Query(None, ge=0, le=10**13)) -> Response:
+    """The teacher's screen: this step's narration, notes and answer, the next step's title and a
+    small live preview of its view, and the time since the lecture started (``start``: epoch
+    milliseconds, carried in the URL; the page sets it when it is absent)."""
+    lecture = _lecture(name)
+    index = _step_index(lecture, step)
+    upcoming = lecture.steps[index + 1] if index + 1 < len(lecture.steps) else None
+    context = {
+        "nav": ordered(), "lecture": lecture, "step": lecture.steps[index], "number": index + 1, "total": len(lecture.steps),
+        "next_step": upcoming, "next_frame_url": frame_url(upcoming, True) if upcoming else "", "start": start,
+        "presenter": False,
+    }
+    return templates.TemplateResponse(request, "lecture-speaker.html", context, headers=PAGE_HEADERS)
 
 
 def qr_svg(url: str) -> str:

@@ -59,7 +59,7 @@ if (stage) {
 }
 
 // ---- the lecture's keys, from inside the frame -----------------------------------------------
-const LECTURE_KEYS = new Set(["ArrowRight", "ArrowLeft", "PageDown", "PageUp", "Home", "End", " ", "b", "B", ".", "o", "O", "Escape", "?"]);
+const LECTURE_KEYS = new Set(["ArrowRight", "ArrowLeft", "PageDown", "PageUp", "Home", "End", " ", "b", "B", ".", "o", "O", "Escape", "?", "s", "S"]);
 const MOVING = new Set(["ArrowRight", "ArrowLeft", "ArrowUp", "ArrowDown", "Home", "End"]);
 
 function lectureParent() {

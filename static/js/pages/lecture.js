@@ -2,7 +2,10 @@
 // work), Space reveals the answer, B or . blanks the screen, O or Esc opens the overview of the
 // steps, ? lists the keys, and the QR code follows the origin this browser uses.  The same keys
 // pressed inside the live view arrive as messages from it (static/js/stage.js), checked to come
-// from this origin and from this page's own frame.
+// from this origin and from this page's own frame.  S (or the "Speaker view" link) opens the
+// speaker view in a window of its own; the two windows step together (lecture-sync.js).
+import { syncSteps } from "./lecture-sync.js";
+
 const root = document.querySelector(".lecture");
 const frame = document.querySelector("iframe.lecture-view");
 const blackout = document.querySelector('[data-role="blackout"]');
@@ -28,6 +31,17 @@ function stepLink(number) {
   const url = new URL(location.href);
   url.searchParams.set("step", String(number));
   location.assign(url.href);
+}
+
+// The time this tab started the lecture, for the speaker view's timer (no server state).
+const STARTED = `lecture-start:${root.dataset.name}`;
+if (!Number(sessionStorage.getItem(STARTED))) sessionStorage.setItem(STARTED, String(Date.now()));
+
+function openSpeaker() {
+  const url = new URL(`/lecture/${root.dataset.name}/speaker`, location.origin);
+  url.searchParams.set("step", root.dataset.number);
+  url.searchParams.set("start", sessionStorage.getItem(STARTED));
+  window.open(url.href, "lecture-speaker");
 }
 
 /** Shows the answer; false when there was none left to show. */
@@ -74,6 +88,7 @@ function handle(key) {
   else if (key === "b" || key === "B" || key === ".") toggleBlackout(true);
   else if (key === "o" || key === "O" || key === "Escape") openDialog(overview);
   else if (key === "?") openDialog(keys);
+  else if (key === "s" || key === "S") openSpeaker();
   else return false;
   return true;
 }
@@ -98,6 +113,8 @@ window.addEventListener("message", (event) => {
 
 document.querySelector('[data-action="reveal"]')?.addEventListener("click", reveal);
 document.querySelector('[data-action="keys"]')?.addEventListener("click", () => openDialog(keys));
+document.querySelector('[data-action="speaker"]')?.addEventListener("click", (event) => { event.preventDefault(); openSpeaker(); });
+syncSteps(root.dataset.name, Number(root.dataset.number), (n) => { if (n >= 1 && n <= Number(root.dataset.total)) stepLink(n); });
 blackout.addEventListener("click", () => toggleBlackout(false));
 // Arrow keys walk the overview's list; Enter follows the link.
 overview.addEventListener("keydown", (event) => {
