@@ -150,6 +150,15 @@ def speaker_page(request: Request, name: str, step: int = Query(1), start: int |
     return templates.TemplateResponse(request, "lecture-speaker.html", context, headers=PAGE_HEADERS)
 
 
+@router.get("/lecture/{name}/handout", include_in_schema=False)
+def handout_page(request: Request, name: str) -> Response:
+    """Every step on one printable page: title, narration, the live figure, question and answer."""
+    lecture = _lecture(name)
+    frames = [frame_url(step, False) for step in lecture.steps]
+    context = {"nav": ordered(), "lecture": lecture, "steps": list(zip(lecture.steps, frames)), "presenter": False}
+    return templates.TemplateResponse(request, "lecture-handout.html", context, headers=PAGE_HEADERS)
+
+
 def qr_svg(url: str) -> str:
     buffer = io.BytesIO()
     segno.make(url, error="m").save(buffer, kind="svg", scale=4, border=2, xmldecl=False, svgns=True,
