@@ -21,6 +21,26 @@ router = APIRouter()
 MAX_QR_URL = 1500
 
 
+def lectures_using(view: str) -> list[dict]:
+    """The lectures with a step on this lesson, each with its first such step (for
+    templates/_lecture_links.html on every lesson page)."""
+    found = []
+    for lecture in lectures().values():
+        number = next((i + 1 for i, step in enumerate(lecture.steps) if step.view == view), None)
+        if number is not None:
+            found.append({"name": lecture.name, "title": lecture.title, "step": number, "heading": lecture.steps[number - 1].heading})
+    return found
+
+
+def lecture_list() -> list[Lecture]:
+    """Every loaded lecture, for the home page."""
+    return list(lectures().values())
+
+
+templates.env.globals["lectures_using"] = lectures_using
+templates.env.globals["lecture_list"] = lecture_list
+
+
 def checked_router() -> APIRouter:
     """The router, once every lecture has loaded: a bad lecture file stops the app at start."""
     lectures()

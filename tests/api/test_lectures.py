@@ -196,6 +196,36 @@ def test_lecture_pages(client):
     assert 'href="/lecture/families?step=1&amp;presenter=true"' in listing
 
 
+def test_speaker_and_handout_pages(client):
+    speaker = client.get("/lecture/rope/speaker", params={"step": 3, "start": 1700000000000})
+    assert speaker.status_code == 200 and "step 3 of 14" in speaker.text
+    assert "Point at the first and the last bar" in speaker.text  # the notes
+    assert "Next: A rotation in the plane" in speaker.text and 'class="speaker-preview"' in speaker.text
+    assert 'href="/lecture/rope/speaker?step=4&amp;start=1700000000000"' in speaker.text
+    assert client.get("/lecture/rope/speaker", params={"step": 15}).status_code == 422
+    assert client.get("/lecture/rope/speaker", params={"step": 1, "start": -5}).status_code == 422
+    handout = client.get("/lecture/families/handout")
+    assert handout.status_code == 200 and handout.text.count('class="handout-step"') == 12
+    assert handout.text.count('<iframe class="handout-view"') == 12
+    assert client.get("/lecture/nope/handout").status_code == 404
+
+
+def test_ways_in(client):
+    home = client.get("/").text
+    assert '<a href="/lecture/rope?step=1"><strong>RoPE in one lecture</strong><span>14 steps' in home
+    assert "/lecture/families?step=1" in home and "/lecture/context?step=1" in home
+    rotation = client.get("/rotation").text
+    assert '<a href="/lecture/rope?step=4">RoPE in one lecture, step 4 (A rotation in the plane)</a>' in rotation
+    assert "lecture-links" not in client.get("/rotation", params={"embed": "true"}).text
+    from app.lectures import lectures
+    from app.web.views import REGISTRY
+
+    used = {step.view for lecture in lectures().values() for step in lecture.steps}
+    for name in REGISTRY:
+        text = client.get(f"/{name}").text
+        assert ('class="lecture-links"' in text) == (name in used), name
+
+
 @pytest.mark.parametrize("url", ["http://evil.example/x", "javascript:alert(1)", "/rotation", "http://h/rotation#x", "http://h/api/scores"])
 def test_qr_refuses_what_is_not_a_view_url(client, url):
     response = client.get("/lecture-qr.svg", params={"url": url})
