@@ -13,6 +13,8 @@ from starlette.responses import JSONResponse, Response
 
 from app.lectures import Lecture, lectures
 from app.web.answers import Answer, doc
+from app.web.caching import cached_response
+from app.web.errors import error_item, error_response
 from app.web.security import PAGE_HEADERS
 from app.web.templating import templates
 from app.web.views import REGISTRY, ordered
@@ -54,10 +56,45 @@ def _lecture(name: str) -> Lecture:
     return found
 
 
-def _step_index(lecture: Lecture, step: int) -> int:
-    if not 1 <= step <= len(lecture.steps):
-        raise HTTPException(422, f"step must be an integer from 1 to {len(lecture.steps)}")
-    return step - 1
+class ParamProblem(Exception):
+    """A query parameter of a lecture page the page refuses (see :func:`_refusal`)."""
+
+    def __init__(self, param: str, kind: str, msg: str, allowed: str, given: str) -> None:
+        super().__init__(msg)
+        self.param, self.kind, self.msg, self.allowed, self.given = param, kind, msg, allowed, given
+
+
+def _whole(param: str, raw: str | None, low: int, high: int, default: int | None) -> int | None:
+    """An integer query parameter from ``low`` to ``high`` (``default`` when absent)."""
+    allowed = f"an integer ≥ {low} and ≤ {high}"
+    if raw is None:
+        return default
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 20:
+        raise ParamProblem(param, "int_parsing", f"{param} must be a whole number, not {raw[:40]!r}", allowed, raw[:100])
+    value = int(raw)
+    if value < low:
+        raise ParamProblem(param, "greater_than_equal", f"{param} must be at least {low}, not {value}", allowed, raw)
+    if value > high:
+        raise ParamProblem(param, "less_than_equal", f"{param} must be at most {high}, not {value}", allowed, raw)
+    return value
+
+
+def _refusal(request: Request, problem: ParamProblem) -> Response:
+    """A refused parameter: a readable page for a browser, the views' 422 JSON for the rest."""
+    if "text/html" in request.headers.get("accept", "text/html"):
+        raise HTTPException(422, f"{problem.msg} ({problem.allowed}).")
+    item = error_item(problem.kind, ["query", problem.param], problem.param, problem.msg, problem.allowed)
+    return error_response(422, {**item, "input": problem.given})
+
+
+def _page(request: Request, key: tuple, template: str, context: dict) -> Response:
+    """A lecture page as every page of the app is served: ETag, 304 when unchanged."""
+    make = lambda: templates.TemplateResponse(request, template, context).body  # noqa: E731
+    return cached_response(request, key, make, "text/html", "page", cache_control="no-cache", headers=PAGE_HEADERS)
+
+
+def _step_index(lecture: Lecture, step: str | None) -> int:
+    return _whole("step", step, 1, len(lecture.steps), 1) - 1
 
 
 def _summary(lecture: Lecture) -> dict:
@@ -126,10 +163,8 @@ def api_lecture(name: str) -> JSONResponse:
 
 @router.get("/lectures", include_in_schema=False)
 def lectures_page(request: Request, presenter: bool = False) -> Response:
-    return templates.TemplateResponse(
-        request, "lectures.html", {"nav": ordered(), "lectures": list(lectures().values()), "presenter": presenter},
-        headers=PAGE_HEADERS,
-    )
+    context = {"nav": ordered(), "lectures": list(lectures().values()), "presenter": presenter}
+    return _page(request, ("lectures", presenter), "lectures.html", context)
 
 
 def frame_url(step, presenter: bool) -> str:
@@ -140,9 +175,12 @@ def frame_url(step, presenter: bool) -> str:
 
 
 @router.get("/lecture/{name}", include_in_schema=False)
-def lecture_page(request: Request, name: str, step: int = Query(1), presenter: bool = True) -> Response:
+def lecture_page(request: Request, name: str, step: str | None = Query(None), presenter: bool = True) -> Response:
     lecture = _lecture(name)
-    index = _step_index(lecture, step)
+    try:
+        index = _step_index(lecture, step)
+    except ParamProblem as problem:
+        return _refusal(request, problem)
     current = lecture.steps[index]
     frame_url_ = frame_url(current, presenter)
     student_url = str(request.base_url).rstrip("/") + current.url
@@ -151,23 +189,27 @@ def lecture_page(request: Request, name: str, step: int = Query(1), presenter: b
         "frame_url": frame_url_, "student_url": student_url, "qr_svg": qr_svg(student_url),
         "presenter": presenter, "view_title": REGISTRY[current.view].title,
     }
-    return templates.TemplateResponse(request, "lecture.html", context, headers=PAGE_HEADERS)
+    return _page(request, ("lecture", name, index, presenter, str(request.base_url)), "lecture.html", context)
 
 
 @router.get("/lecture/{name}/speaker", include_in_schema=False)
-def speaker_page(request: Request, name: str, step: int = Query(1), start: int | None = Query(None, ge=0, le=10**13)) -> Response:
+def speaker_page(request: Request, name: str, step: str | None = Query(None), start: str | None = Query(None)) -> Response:
     """The teacher's screen: this step's narration, notes and answer, the next step's title and a
     small live preview of its view, and the time since the lecture started (``start``: epoch
     milliseconds, carried in the URL; the page sets it when it is absent)."""
     lecture = _lecture(name)
-    index = _step_index(lecture, step)
+    try:
+        index = _step_index(lecture, step)
+        start_ms = _whole("start", start, 0, 10**13, None)
+    except ParamProblem as problem:
+        return _refusal(request, problem)
     upcoming = lecture.steps[index + 1] if index + 1 < len(lecture.steps) else None
     context = {
         "nav": ordered(), "lecture": lecture, "step": lecture.steps[index], "number": index + 1, "total": len(lecture.steps),
-        "next_step": upcoming, "next_frame_url": frame_url(upcoming, True) if upcoming else "", "start": start,
+        "next_step": upcoming, "next_frame_url": frame_url(upcoming, True) if upcoming else "", "start": start_ms,
         "presenter": False,
     }
-    return templates.TemplateResponse(request, "lecture-speaker.html", context, headers=PAGE_HEADERS)
+    return _page(request, ("lecture-speaker", name, index, start_ms), "lecture-speaker.html", context)
 
 
 @router.get("/lecture/{name}/handout", include_in_schema=False)
@@ -176,7 +218,7 @@ def handout_page(request: Request, name: str) -> Response:
     lecture = _lecture(name)
     frames = [frame_url(step, False) for step in lecture.steps]
     context = {"nav": ordered(), "lecture": lecture, "steps": list(zip(lecture.steps, frames)), "presenter": False}
-    return templates.TemplateResponse(request, "lecture-handout.html", context, headers=PAGE_HEADERS)
+    return _page(request, ("lecture-handout", name), "lecture-handout.html", context)
 
 
 def qr_svg(url: str) -> str:

@@ -210,6 +210,38 @@ def test_speaker_and_handout_pages(client):
     assert client.get("/lecture/nope/handout").status_code == 404
 
 
+@pytest.mark.parametrize("path", ["/lecture/rope?step=3", "/lecture/rope/speaker?step=3&start=5", "/lecture/rope/handout", "/lectures"])
+def test_lecture_pages_revalidate_like_the_views(client, path):
+    first = client.get(path)
+    etag = first.headers["etag"]
+    assert first.status_code == 200 and etag and first.headers["cache-control"] == "no-cache"
+    again = client.get(path, headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.headers["etag"] == etag and again.content == b""
+    assert client.get(path, headers={"If-None-Match": '"other"'}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "param", "kind", "allowed"),
+    [
+        ("/lecture/rope?step=99", "step", "less_than_equal", "an integer ≥ 1 and ≤ 14"),
+        ("/lecture/rope?step=0", "step", "greater_than_equal", "an integer ≥ 1 and ≤ 14"),
+        ("/lecture/rope?step=abc", "step", "int_parsing", "an integer ≥ 1 and ≤ 14"),
+        ("/lecture/rope?step=2.5", "step", "int_parsing", "an integer ≥ 1 and ≤ 14"),
+        ("/lecture/families/speaker?step=13", "step", "less_than_equal", "an integer ≥ 1 and ≤ 12"),
+        ("/lecture/families/speaker?step=2&start=yesterday", "start", "int_parsing", "an integer ≥ 0 and ≤ 10000000000000"),
+    ],
+)
+def test_a_refused_step_is_a_422_naming_it(client, path, param, kind, allowed):
+    answer = client.get(path, headers={"Accept": "application/json"})
+    assert answer.status_code == 422 and answer.headers["content-type"].startswith("application/json")
+    (item,) = answer.json()["detail"]
+    assert item["loc"] == ["query", param] and item["param"] == param and item["type"] == kind
+    assert item["allowed"] == allowed and item["msg"].startswith(f"{param} must be")
+    page = client.get(path, headers={"Accept": "text/html"})
+    assert page.status_code == 422 and page.headers["content-type"].startswith("text/html")
+    assert f"{param} must be" in page.text and allowed in page.text
+
+
 def test_ways_in(client):
     home = client.get("/").text
     assert '<a href="/lecture/rope?step=1"><strong>RoPE in one lecture</strong><span>14 steps' in home
