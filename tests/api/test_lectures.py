@@ -51,7 +51,9 @@ def test_answers_are_computed_from_the_twin(client):
     assert "Why does RoPE rotate q and k but leave v alone?" == by_heading["Why v is not rotated"]["question"]
     for step in steps:
         assert "{" not in (step["answer"] or "")
-        assert step["figure"] is None  # the shipped steps show their lesson's first plot
+        # the shipped steps show their lesson's first plot, but the step on RoPE's added position
+        assert step["figure"] == ("plot-with" if step["heading"] == "Adding position changes the answer" else None)
+        assert step["notes"]
 
 
 def test_lookup_paths():
