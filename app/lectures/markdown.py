@@ -37,7 +37,7 @@ def _render_math(self, tokens, idx, options, env) -> str:
     latex = tokens[idx].content
     try:
         return latex_to_mathml(latex, display="inline")
-    except Exception as exc:  # latex2mathml raises its own and plain errors alike
+    except Exception as exc:  # noqa: BLE001 -- latex2mathml raises its own and plain errors alike
         raise MarkdownProblem(f"latex2mathml cannot draw ${latex}$ ({str(exc) or type(exc).__name__})", f"${latex}$") from None
 
 

@@ -89,7 +89,9 @@ def _refusal(request: Request, problem: ParamProblem) -> Response:
 
 def _page(request: Request, key: tuple, template: str, context: dict) -> Response:
     """A lecture page as every page of the app is served: ETag, 304 when unchanged."""
-    make = lambda: templates.TemplateResponse(request, template, context).body  # noqa: E731
+    def make() -> bytes:
+        return templates.TemplateResponse(request, template, context).body
+
     return cached_response(request, key, make, "text/html", "page", cache_control="no-cache", headers=PAGE_HEADERS)
 
 
