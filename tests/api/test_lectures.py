@@ -204,6 +204,8 @@ def test_speaker_and_handout_pages(client):
     assert "Point at the first and the last bar" in speaker.text  # the notes
     assert "Next: A rotation in the plane" in speaker.text and 'class="speaker-preview"' in speaker.text
     assert 'href="/lecture/rope/speaker?step=4&amp;start=1700000000000"' in speaker.text
+    assert 'href="/lecture/rope/handout"' in speaker.text
+    assert 'href="/lecture/rope/handout"' in client.get("/lecture/rope", params={"step": 2}).text  # in the overview
     assert client.get("/lecture/rope/speaker", params={"step": 15}).status_code == 422
     assert client.get("/lecture/rope/speaker", params={"step": 1, "start": -5}).status_code == 422
     handout = client.get("/lecture/families/handout")
