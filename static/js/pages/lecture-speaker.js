@@ -1,25 +1,26 @@
 // The speaker view: keys step (links, so the step is in the URL), the audience window follows
 // and is followed (lecture-sync.js), the timer counts from `start` in the URL (set here on the
 // first visit), and the next step's preview is its 1280 × 800 view scaled into its box.
-import { syncSteps } from "./lecture-sync.js";
+import { keptByFocus, syncSteps } from "./lecture-sync.js";
 
 const root = document.querySelector(".speaker");
 const name = root.dataset.name;
 const number = Number(root.dataset.number);
 const total = Number(root.dataset.total);
 
-const here = new URL(location.href);
-let start = Number(here.searchParams.get("start"));
-if (!Number.isFinite(start) || start <= 0) {
-  start = Date.now();
-  here.searchParams.set("start", String(start));
-  history.replaceState(null, "", here.href);
-  for (const link of document.querySelectorAll("[data-step]")) {
+let start = Number(new URL(location.href).searchParams.get("start"));
+
+// The start time rides in this URL and in every step link, so the timer survives step loads.
+function setStart(ms) {
+  start = ms;
+  for (const link of [location, ...document.querySelectorAll("[data-step]")]) {
     const url = new URL(link.href);
-    url.searchParams.set("start", String(start));
-    link.href = url.href;
+    url.searchParams.set("start", String(ms));
+    if (link === location) history.replaceState(null, "", url.href);
+    else link.href = url.href;
   }
 }
+if (!Number.isFinite(start) || start <= 0) setStart(Date.now());
 
 function stepUrl(n) {
   const url = new URL(location.href);
@@ -40,23 +41,12 @@ function tick() {
 tick();
 setInterval(tick, 1000);
 document.querySelector('[data-action="restart"]').addEventListener("click", () => {
-  start = Date.now();
-  const url = new URL(location.href);
-  url.searchParams.set("start", String(start));
-  history.replaceState(null, "", url.href);
-  for (const link of document.querySelectorAll("[data-step]")) {
-    const target = new URL(link.href);
-    target.searchParams.set("start", String(start));
-    link.href = target.href;
-  }
+  setStart(Date.now());
   tick();
 });
 
 document.addEventListener("keydown", (event) => {
-  if (event.altKey || event.ctrlKey || event.metaKey) return;
-  const target = event.target;
-  if (target && (target.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName))) return;
-  if (event.key === " " && target.closest?.("button, a[href], summary")) return;
+  if (keptByFocus(event)) return;
   const key = event.key;
   if (key === "ArrowRight" || key === "PageDown" || key === " ") goTo(number + 1);
   else if (key === "ArrowLeft" || key === "PageUp") goTo(number - 1);

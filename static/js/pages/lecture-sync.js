@@ -32,3 +32,12 @@ export function syncSteps(name, step, goTo) {
   else channel.postMessage({ type: "go", step });
   return channel;
 }
+
+/** True when a key belongs to what has focus (typing in a field, Space on a button or link), so
+ * neither the lecture nor the speaker view steps on it. */
+export function keptByFocus(event) {
+  if (event.altKey || event.ctrlKey || event.metaKey) return true;
+  const target = event.target;
+  if (target && (target.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName))) return true;
+  return event.key === " " && Boolean(target?.closest?.("button, a[href], summary"));
+}

@@ -4,7 +4,7 @@
 // pressed inside the live view arrive as messages from it (static/js/stage.js), checked to come
 // from this origin and from this page's own frame.  S (or the "Speaker view" link) opens the
 // speaker view in a window of its own; the two windows step together (lecture-sync.js).
-import { syncSteps } from "./lecture-sync.js";
+import { keptByFocus, syncSteps } from "./lecture-sync.js";
 
 const root = document.querySelector(".lecture");
 const frame = document.querySelector("iframe.lecture-view");
@@ -94,11 +94,8 @@ function handle(key) {
 }
 
 document.addEventListener("keydown", (event) => {
-  if (event.altKey || event.ctrlKey || event.metaKey) return;
-  const target = event.target;
-  if (target && (target.isContentEditable || ["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName))) return;
-  // Space presses a focused button or link; inside an open dialog only its own keys count
-  if (event.key === " " && target.closest?.("button, a[href], summary")) return;
+  if (keptByFocus(event)) return;
+  // inside an open dialog only its own keys count
   if ((overview.open || keys.open) && !["Escape", "o", "O", "?"].includes(event.key)) return;
   if (handle(event.key)) event.preventDefault();
 });
