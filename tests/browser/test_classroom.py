@@ -164,7 +164,7 @@ def test_presenter_shortcut_toggles_and_is_in_the_url(page, base_url):
 
 def test_home_lists_every_lesson_in_teaching_order(page, base_url):
     page.goto(base_url + "/")
-    links = page.locator(".cards a").evaluate_all("(els) => els.map((a) => a.getAttribute('href'))")
+    links = page.locator(".lesson-list .cards a").evaluate_all("(els) => els.map((a) => a.getAttribute('href'))")
     assert links == [f"/{name}" for name in NAMES]
     nav = page.locator(".lesson-nav a").evaluate_all("(els) => els.map((a) => a.getAttribute('href'))")
     assert nav[: len(NAMES)] == [f"/{name}" for name in NAMES]
