@@ -161,7 +161,8 @@ def create_app() -> FastAPI:
     def openapi_json(request: Request) -> Response:
         return cached_response(request, ("openapi",), lambda: dumps(app.openapi()), "application/json", "json", cache_control="no-cache")
 
-    @app.get("/healthz", tags=["Service"], summary="Liveness check", responses={200: {"model": Health, "description": "The app is up."}})
+    @app.get("/healthz", tags=["Service"], summary="Liveness check", response_model=Health,
+             response_description="The app is up.")
     def healthz() -> JSONResponse:
         return JSONResponse({"status": "ok", "version": __version__})
 

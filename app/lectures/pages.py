@@ -146,17 +146,15 @@ class LectureAnswer(LectureSummary):
     steps: list[LectureStep] = doc("Every step, in order.")  # type: ignore[assignment]
 
 
-@router.get("/api/lectures", tags=["Lectures"], summary="The lectures", responses={200: {"model": LecturesAnswer, "description": "Every lecture."}})
+@router.get("/api/lectures", tags=["Lectures"], summary="The lectures", response_model=LecturesAnswer, response_description="Every lecture.")
 def api_lectures() -> JSONResponse:
     return JSONResponse({"lectures": [_summary(lecture) for lecture in lectures().values()]})
 
 
 @router.get(
     "/api/lectures/{name}", tags=["Lectures"], summary="A lecture's steps with their computed answers",
-    responses={
-        200: {"model": LectureAnswer, "description": "The lecture's steps."},
-        404: {"description": "No lecture of that name (the message lists the lectures there are)."},
-    },
+    response_model=LectureAnswer, response_description="The lecture's steps.",
+    responses={404: {"description": "No lecture of that name (the message lists the lectures there are)."}},
 )
 def api_lecture(name: str) -> JSONResponse:
     lecture = _lecture(name)

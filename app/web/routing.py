@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, Response
 
 from app.settings import API_CACHE_SECONDS, MAX_QUERY_ITEMS
 from app.web import errors
@@ -52,9 +52,12 @@ def api_router(views: list[View]) -> APIRouter:
                 summary=route.summary,
                 description=route.description,
                 tags=[view.section],
-                response_class=Response,
-                responses={200: {"description": route.response_description,
-                                 **({"model": route.answer} if route.answer else {"content": {route.media_type: {}}})},
+                # The endpoints return their own Response (orjson, the compact encoding, CSV), which
+                # FastAPI sends as it is: the answer model documents the 200 and is never run.
+                response_model=route.answer,
+                response_class=JSONResponse if route.answer else Response,
+                response_description=route.response_description,
+                responses={**({} if route.answer else {200: {"content": {route.media_type: {}}}}),
                            **{status: {"description": text, "model": body} for status, text, body in route.errors}},
             )
             # The error handlers name a refused field with its model's words (app/web/errors.py).
