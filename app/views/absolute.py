@@ -12,7 +12,7 @@ from app.core.absolute import learned_table, shift_matrix, toeplitz_deviation
 from app.core.frequencies import inverse_frequencies
 from app.core.rope import rotate
 from app.core.sinusoidal import column_labels, sinusoid_frequencies, sinusoidal_table
-from app.web.answers import Answer, Floats, Ints, Matrix, doc
+from app.web.answers import Answer, Echo, Floats, Ints, Matrix, doc
 from app.web.fields import Base, Seed
 from app.web.params import UI, Params
 from app.web.views import View, register
@@ -49,16 +49,16 @@ class AbsoluteParams(Params):
     seed: Seed = 0
 
 
-class AbsoluteAnswer(Answer):
+class AbsoluteAnswer(Answer, echoes=AbsoluteParams):
     """Absolute encodings added to the input: sinusoidal and learned tables, and what a shift does to them."""
 
-    seq_len: int
-    dim: int
-    base: float
-    layout: str
-    shift: int
-    max_len: int
-    seed: int
+    seq_len: Echo
+    dim: Echo
+    base: Echo
+    layout: Echo
+    shift: Echo
+    max_len: Echo
+    seed: Echo
     positions: Ints
     columns: list[str] = doc("What each column of the sinusoidal table holds.")
     frequencies: Floats = doc("Angular frequency of each sine/cosine pair.")

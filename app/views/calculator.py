@@ -11,7 +11,7 @@ from app.core import scaling
 from app.core.frequencies import pair_with_turns
 from app.core.rope import block_partition
 from app.views.ladder import Llama3Bands
-from app.web.answers import Answer, Floats, Ints, doc
+from app.web.answers import Answer, Echo, Floats, Ints, doc
 from app.web.fields import Base, DEFAULTS, HeadDim
 from app.web.params import UI, Params
 from app.views._rope_scaling import LLAMA3_BANDS, high_freq_default
@@ -85,15 +85,15 @@ class SmallestBaseTable(Answer):
     max_length: int
 
 
-class CalculatorAnswer(Answer):
+class CalculatorAnswer(Answer, echoes=CalculatorParams):
     """Context-extension numbers for one head: scale, NTK and dynamic bases, temperatures, and the smallest base."""
 
-    head_dim: int
-    base: float
-    original_max_position_embeddings: int
-    seq_len: int
-    low_freq_factor: float
-    high_freq_factor: float
+    head_dim: Echo
+    base: Echo
+    original_max_position_embeddings: Echo
+    seq_len: Echo
+    low_freq_factor: Echo
+    high_freq_factor: Echo
     margin: Margin
     scale: float = doc("s = seq_len / original_max_position_embeddings.")
     extends: bool = doc("Whether s > 1 (anything to extend).")

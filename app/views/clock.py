@@ -11,7 +11,7 @@ from pydantic import Field
 
 from app.core.clock import closest_return, hand_angles, min_separation, wrap_signed
 from app.core.frequencies import inverse_frequencies, turns_within, wavelengths
-from app.web.answers import Answer, Floats, Ints, doc
+from app.web.answers import Answer, Echo, Floats, Ints, doc
 from app.web.fields import Base, DEFAULTS
 from app.web.params import UI, Display, Params
 from app.web.views import View, register
@@ -157,16 +157,16 @@ class ClockSlowHands(Answer):
     turns_in_context: Floats
 
 
-class ClockAnswer(Answer):
+class ClockAnswer(Answer, echoes=ClockParams):
     """RoPE's pairs as clock hands: each one's speed and period, and when positions look alike."""
 
-    head_dim: int
-    base: float
-    context_len: int
-    alias_count: int
-    fast_theta: float
-    slow_theta: float
-    second_base: float
+    head_dim: Echo
+    base: Echo
+    context_len: Echo
+    alias_count: Echo
+    fast_theta: Echo
+    slow_theta: Echo
+    second_base: Echo
     hands: int = doc("Number of hands (pairs) drawn.")
     pair: Ints = doc("Pair index j.")
     inv_freq: Floats = doc("θ_j in radians per position.")

@@ -28,7 +28,7 @@ from app.views.relative import (
     t5_bucket_bias,
 )
 from app.views.learned import TABLES
-from app.web.answers import Answer, Floats, Ints, MaskedMatrix, Matrix, doc
+from app.web.answers import Answer, Echo, Floats, Ints, MaskedMatrix, Matrix, doc
 from app.web.fields import Base, DEFAULTS, Seed
 from app.web.params import UI, Params, per_process
 from app.web.views import View, register
@@ -137,20 +137,20 @@ class NoPECausal(Answer):
     rounded_back: bool
 
 
-class CompareAnswer(Answer):
+class CompareAnswer(Answer, echoes=CompareParams):
     """Every family's score against the offset, on one axis, and their matrices."""
 
-    max_offset: int
-    head_dim: int
-    base: float
-    num_heads: int
-    head: int
-    bidirectional: bool
-    num_buckets: int
-    max_distance: int
-    max_relative_position: int
-    seed: int
-    seq_len: int
+    max_offset: Echo
+    head_dim: Echo
+    base: Echo
+    num_heads: Echo
+    head: Echo
+    bidirectional: Echo
+    num_buckets: Echo
+    max_distance: Echo
+    max_relative_position: Echo
+    seed: Echo
+    seq_len: Echo
     offsets_count: int = doc("Offsets evaluated.")
     decimated: bool = doc("Whether columns hold more than one offset.")
     families: list[str] = doc("The families drawn, in order.")

@@ -11,7 +11,7 @@ from pydantic import Field
 from app.core.frequencies import inverse_frequencies, rotary_dim
 from app.core.rope import interleaved_to_half, pair_index, rotate
 from app.core.scores import content_vectors
-from app.web.answers import Answer, Floats, Ints, Matrix, doc
+from app.web.answers import Answer, Echo, Floats, Ints, Matrix, doc
 from app.web.fields import Base, DEFAULTS, PartialRotaryFactor, Seed
 from app.web.params import UI, Params
 from app.web.views import View, register
@@ -58,15 +58,15 @@ class ConventionScores(Answer):
     half_raw: Matrix = doc("Pairs (j, j + r/2) applied to the unpermuted vectors.")
 
 
-class ConventionsAnswer(Answer):
+class ConventionsAnswer(Answer, echoes=ConventionsParams):
     """GPT-J's interleaved pairs against GPT-NeoX's half split: the permutation that makes them agree."""
 
-    head_dim: int
-    partial_rotary_factor: float
-    base: float
-    seq_len: int
-    content: str
-    seed: int
+    head_dim: Echo
+    partial_rotary_factor: Echo
+    base: Echo
+    seq_len: Echo
+    content: Echo
+    seed: Echo
     rotary_dim: int
     pairs: Ints
     inv_freq: Floats

@@ -20,7 +20,7 @@ from starlette.responses import Response
 from app.trained import models, runner as model_runner
 from app.core import heads, scaling
 from app.core.frequencies import inverse_frequencies
-from app.web.answers import Answer, Floats, Ints, MaskedMatrix, Matrix, doc
+from app.web.answers import Answer, Echo, Floats, Ints, MaskedMatrix, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.params import UI, Params
 from app.web.responses import JSONBytes, dumps
@@ -222,20 +222,20 @@ class HeadSource(Answer):
     gguf_sha256: str
 
 
-class HeadsAnswer(Answer):
+class HeadsAnswer(Answer, echoes=HeadsParams):
     """One attention head of the shipped model on a text: its weights and how its RoPE pairs are used."""
 
-    text: str
-    custom_text: str | None = doc("The text of your own read when text is 'custom'.", optional=True)
-    layer: int
-    head: int
-    surgery_rope_type: str
-    surgery_base: float
-    surgery_factor: float
-    surgery_length: int
-    band_lo: int
-    band_hi: int
-    band_mode: str
+    text: Echo
+    custom_text: Echo = doc("The text of your own read when text is 'custom'.", optional=True)
+    layer: Echo
+    head: Echo
+    surgery_rope_type: Echo
+    surgery_base: Echo
+    surgery_factor: Echo
+    surgery_length: Echo
+    band_lo: Echo
+    band_hi: Echo
+    band_mode: Echo
     token_ids: Ints = doc("The tokeniser's id of each token.")
     tokens: list[str] = doc("Each token's text.")
     n_tokens: int = doc("Number of tokens.")

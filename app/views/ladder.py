@@ -20,7 +20,7 @@ from app.core import model_families, scaling
 from app.core.frequencies import inverse_frequencies, rotary_dim, turns_within, wavelengths
 from app.core.hf_config import rope_settings_from_hf
 from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
-from app.web.answers import Answer, Floats, Ints, doc
+from app.web.answers import Answer, Echo, Floats, Ints, doc
 from app.web import errors
 from app.web.fields import Base, DEFAULTS, HeadDim, PartialRotaryFactor
 from app.web.params import UI
@@ -158,14 +158,14 @@ class Llama3Bands(Answer):
     divided: int = doc("Pairs divided by the factor (long wavelengths).")
 
 
-class FrequenciesAnswer(Temperatures):
+class FrequenciesAnswer(Temperatures, echoes=LadderParams):
     """RoPE's frequency ladder: θ_j, wavelength and turns within the context of every pair."""
 
-    head_dim: int
-    base: float
-    partial_rotary_factor: float
+    head_dim: Echo
+    base: Echo
+    partial_rotary_factor: Echo
     rotary_dim: int = doc("Dimensions that rotate: int(head_dim × partial_rotary_factor).")
-    context_len: int
+    context_len: Echo
     pair: Ints = doc("Pair index j.")
     inv_freq: Floats = doc("θ_j in radians per position (after scaling).")
     wavelength: Floats = doc("2π/θ_j in positions.")
@@ -173,12 +173,12 @@ class FrequenciesAnswer(Temperatures):
     turns_in_context: Floats = doc("context_len·θ_j / 2π.")
     pairs_with_full_turn: int = doc("Pairs whose wavelength fits in the context.")
     first_pair_without_full_turn: int | None = doc("The first pair that does not turn fully within the context (null if all do).")
-    rope_type: str
+    rope_type: Echo
     seq_len: int | None = doc("Current length used by dynamic and longrope (null: not given).")
     unscaled_inv_freq: Floats = doc("θ_j = b^(−2j/r) without scaling.")
     scale: Floats = doc("inv_freq / unscaled_inv_freq per pair.")
-    pairing: str = doc("'half' (x_j, x_(j+r/2)), GPT-NeoX style, or 'interleaved' (x_2j, x_2j+1), GPT-J style: as the query gives it.")
-    latent_attention: bool = doc("As the query gives it: whether the DeepSeek softmax-scale multiplier applies.")
+    pairing: Echo = doc("'half' (x_j, x_(j+r/2)), GPT-NeoX style, or 'interleaved' (x_2j, x_2j+1), GPT-J style: as the query gives it.")
+    latent_attention: Echo = doc("As the query gives it: whether the DeepSeek softmax-scale multiplier applies.")
     query_scale: QueryScale | None = doc("The query scale the query gives (null when query_scale_beta is 0).")
 
 

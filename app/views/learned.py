@@ -23,7 +23,7 @@ from app.core.learned import (
 )
 from app.trained.learned_tables import DEFAULT_TABLE, LearnedTable, configured_tables
 from app.settings import MAX_CURVE_COLUMNS, MAX_HEATMAP_CELLS
-from app.web.answers import Answer, Floats, Ints, Matrix, doc
+from app.web.answers import Answer, Echo, Floats, Ints, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.params import UI, Params, per_process
 from app.web.responses import dumps
@@ -275,18 +275,18 @@ class LearnedCliff(Answer):
     learned_norm: LearnedCurve
 
 
-class LearnedAnswer(Answer):
+class LearnedAnswer(Answer, echoes=LearnedParams):
     """A published learned position table: its rows, their similarities, principal components and edge."""
 
-    model: str
+    model: Echo
     models: list[str] = doc("Every table that can be chosen.")
     info: LearnedTableInfo
     max_len: int = doc("Rows of the table.")
     dim: int = doc("Columns of the table.")
-    first_position: int
-    last_position: int
-    first_column: int
-    last_column: int
+    first_position: Echo
+    last_position: Echo
+    first_column: Echo
+    last_column: Echo
     positions: Ints
     columns: Ints = doc("The column indices shown.")
     table: Matrix = doc("The rows and columns shown.")
@@ -299,8 +299,8 @@ class LearnedAnswer(Answer):
     pc12_period: float | None = doc("Positions per turn in the plane of the first two components (null unless the walk turns steadily).")
     pc12_turns: float | None = doc("Turns in that plane over the table (null with pc12_period).")
     pc12_steady_share: float = doc("Share of the positions turning at the steady rate.")
-    position: int
-    beyond: int
+    position: Echo
+    beyond: Echo
     first_missing_position: int = doc("The first position past the table.")
     cliff: LearnedCliff
     sinusoid_norm: float = doc("Norm of every sinusoid row (they all have the same).")

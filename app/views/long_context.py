@@ -16,7 +16,7 @@ import numpy as np
 from pydantic import Field
 
 from app.trained import models
-from app.web.answers import Answer, Floats, Ints, doc
+from app.web.answers import Answer, Echo, Floats, Ints, doc
 from app.web.csv_format import Columns
 from app.web.params import UI, Display, Params
 from app.web.rules import Bound
@@ -140,11 +140,11 @@ class CopyControls(Answer):
     repeat_loss: Floats = doc("Mean loss over each repeat after its first token (nats).")
 
 
-class LongContextAnswer(Answer):
+class LongContextAnswer(Answer, echoes=LongContextParams):
     """SmolLM2-135M-Instruct's mean next-token loss per bin of positions on one text, for each scaling method."""
 
     texts: list[str] = doc("The shipped text ids.")
-    text: str
+    text: Echo
     text_info: LongContextText
     trained_length: int = doc("The GGUF's llama.context_length: the length the model was trained on (8192).")
     length: int = doc("Tokens in the text.")
@@ -160,8 +160,8 @@ class LongContextAnswer(Answer):
     method_titles: dict[str, str] = doc("A readable name of each method.")
     mean_before: dict[str, float] = doc("For each method, the mean loss over positions t < trained_length.")
     mean_past: dict[str, float] = doc("For each method, the mean loss over positions t ≥ trained_length (what it exists for).")
-    window_start: int
-    window_end: int
+    window_start: Echo
+    window_end: int = doc("End (exclusive) of the window the mean is taken over: window_end, or the end of the measured positions when that comes first.")
     mean_window: dict[str, float] = doc("For each method, the mean loss over positions window_start ≤ t < window_end.")
     best: str = doc("The scaling method (not none) with the lowest mean_past.")
     best_mean_past: float = doc("mean_past of best.")

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from app.core.frequencies import inverse_frequencies, wavelengths
 from app.core.mrope import AXES, SECTION_SUM, ones_score, pair_angles, pair_axes, sequence_positions
-from app.web.answers import Answer, Floats, Ints, Matrix, doc
+from app.web.answers import Answer, Echo, Floats, Ints, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.fields import Base, DEFAULTS
 from app.web.params import UI, Params
@@ -130,27 +130,27 @@ class MRopeSequence(Answer):
     col: Ints
 
 
-class MRopeAnswer(Answer):
+class MRopeAnswer(Answer, echoes=MRopeParams):
     """Multimodal RoPE (Qwen2-VL): pairs split between time, height and width position ids."""
 
-    head_dim: int
-    base: float
-    mrope_section: Ints
-    layout: str
-    t: int
-    h: int
-    w: int
-    text_before: int
-    grid_h: int
-    grid_w: int
-    frames: int
-    text_after: int
-    query_frame: int
-    query_row: int
-    query_col: int
-    key_frame: int
-    key_row: int
-    key_col: int
+    head_dim: Echo
+    base: Echo
+    mrope_section: Echo
+    layout: Echo
+    t: Echo
+    h: Echo
+    w: Echo
+    text_before: Echo
+    grid_h: Echo
+    grid_w: Echo
+    frames: Echo
+    text_after: Echo
+    query_frame: Echo
+    query_row: Echo
+    query_col: Echo
+    key_frame: Echo
+    key_row: Echo
+    key_col: Echo
     inv_freq: Floats = doc("θ_j of each pair.")
     wavelengths: Floats = doc("2π/θ_j of each pair.")
     axis: list[str] = doc("The axis ('t', 'h' or 'w') each pair reads its position from.")

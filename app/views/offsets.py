@@ -14,7 +14,7 @@ from app.core.offsets import kept_pairs, log_columns, mean_and_std, prope_ladder
 from app.core.rope import as_complex, block_partition
 from app.core.scores import content_vectors
 from app.settings import MAX_CURVE_COLUMNS
-from app.web.answers import Answer, Floats, Ints, doc
+from app.web.answers import Answer, Echo, Floats, Ints, doc
 from app.web.fields import DEFAULTS, HeadDim, Seed
 from app.web.params import UI, Params
 from app.web.rules import Bound
@@ -162,19 +162,19 @@ class OffsetsReturns(Answer):
     marks: list[OffsetsMark]
 
 
-class OffsetsAnswer(Answer):
+class OffsetsAnswer(Answer, echoes=OffsetsParams):
     """The RoPE score of one query and key against their offset, under one or more bases."""
 
-    head_dim: int
-    bases: Floats
-    max_offset: int
-    content: str
-    seed: int
-    seeds: int
-    drop_percent: float
-    hand: int
-    columns: int
-    spacing: str
+    head_dim: Echo
+    bases: Echo
+    max_offset: Echo
+    content: Echo
+    seed: Echo
+    seeds: Echo
+    drop_percent: Echo
+    hand: Echo
+    columns: Echo
+    spacing: Echo
     pairs: int = doc("Pairs in the head.")
     kept_pairs: int = doc("Pairs left after dropping the fastest ones.")
     dropped_pairs: int = doc("Fastest pairs left out (drop_percent of them).")

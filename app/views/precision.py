@@ -12,7 +12,7 @@ from app.core import precision
 from app.core.frequencies import rotary_dim
 from app.core.rope import block_partition
 from app.core.frequencies import inverse_frequencies
-from app.web.answers import Answer, Ints, doc
+from app.web.answers import Answer, Echo, Ints, doc
 from app.web.fields import Base, DEFAULTS, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Params
 from app.web.rules import Bound
@@ -101,14 +101,14 @@ class PrecisionCurve(Answer):
     dtypes: dict[str, PrecisionErrors] = doc("Keyed by dtype (the values of `dtypes`).")
 
 
-class PrecisionAnswer(Answer):
+class PrecisionAnswer(Answer, echoes=PrecisionParams):
     """How far RoPE's angles drift from exact when positions and angles are kept in low precision."""
 
-    head_dim: int
-    base: float
+    head_dim: Echo
+    base: Echo
     rotary_dim: int
-    seq_len: int
-    pairs: Ints
+    seq_len: Echo
+    pairs: Echo
     dtypes: list[str] = doc("The dtypes compared.")
     column_start: Ints = doc("First position of each column.")
     column_stop: Ints = doc("One past the last position of each column.")

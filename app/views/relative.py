@@ -23,7 +23,7 @@ from app.core.relative import (
     t5_bucket_ranges,
     t5_exact_limit,
 )
-from app.web.answers import Answer, Floats, Ints, MaskedMatrix, Matrix, doc
+from app.web.answers import Answer, Echo, Floats, Ints, MaskedMatrix, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.fields import Seed
 from app.web.params import UI, Params
@@ -222,12 +222,12 @@ def penalty_distances(longest: int) -> np.ndarray:
     return np.unique(np.round(np.linspace(0, longest, min(longest + 1, PENALTY_POINTS))).astype(np.int64))
 
 
-class ShawAnswer(Answer):
+class ShawAnswer(Answer, echoes=ShawParams):
     """Shaw et al.'s clipped relative index of every query and key."""
 
-    query_len: int
-    key_len: int
-    max_relative_position: int
+    query_len: Echo
+    key_len: Echo
+    max_relative_position: Echo
     query_positions: Ints = doc("Position of each query: the last query_len of the key_len positions.")
     key_positions: Ints
     index_matrix: list[Ints] = doc("clip(j − i, −k, k) + k for query i and key j: which of the 2k+1 relative vectors is used.")
@@ -249,13 +249,13 @@ class ShawPart(ShawAnswer):
     stand_in: ShawStandIn
 
 
-class T5Answer(Answer):
+class T5Answer(Answer, echoes=T5Params):
     """T5's bucket of every offset, as Hugging Face's T5Attention computes it."""
 
-    bidirectional: bool
-    num_buckets: int
-    max_distance: int
-    max_offset: int
+    bidirectional: Echo
+    num_buckets: Echo
+    max_distance: Echo
+    max_offset: Echo
     max_exact: int = doc("Distances below it get a bucket each.")
     relative_position: Ints = doc("Offsets key − query, −max_offset … max_offset.")
     bucket: Ints = doc("The bucket of each offset.")
@@ -281,13 +281,13 @@ class T5Part(T5Answer):
     seed: int
 
 
-class AlibiAnswer(Answer):
+class AlibiAnswer(Answer, echoes=AlibiParams):
     """ALiBi's slope per head (and bias matrices with seq_len)."""
 
-    num_heads: int
+    num_heads: Echo
     slopes: Floats = doc("Slope of each head, as the paper's get_slopes gives it.")
-    form: str
-    seq_len: int | None
+    form: Echo
+    seq_len: Echo
     bias: list[MaskedMatrix] | None = doc("bias[h][i][j] for query i and key j; null above the diagonal (masked). With seq_len only.", optional=True)
 
 

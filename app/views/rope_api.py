@@ -14,11 +14,11 @@ from starlette.responses import Response
 
 from app.core.frequencies import inverse_frequencies, rotary_dim
 from app.core.rope import rotate
-from app.web.answers import Answer, Floats, Ints, Matrix, doc
+from app.web.answers import Answer, Echo, Floats, Matrix, doc
 from app.web.fields import Base, Pairing, RotaryFraction
 from app.web.params import Params
-from app.web.rules import Bound, Require
 from app.web.responses import JSONBytes, dumps
+from app.web.rules import Bound, Require
 from app.web.views import route
 
 # strict: a JSON body is typed, so true/false or "1" where a number belongs is refused, not coerced.
@@ -63,12 +63,12 @@ class RotateBody(Params):
     ] = 1.0
 
 
-class RotateAnswer(Answer):
+class RotateAnswer(Answer, echoes=RotateBody):
     """q and k rotated to every position, and the inner products of every pair of them."""
 
-    positions: Ints
-    base: float
-    pairing: str
+    positions: Echo
+    base: Echo
+    pairing: Echo
     rotary_dim: int = doc("Dimensions that rotate (int(len(q) × partial_rotary_factor)).")
     inv_freq: Floats = doc("θ_j of each rotated pair.")
     q_rot: Matrix = doc("q rotated to each position, one row per position.")

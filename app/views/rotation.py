@@ -11,7 +11,7 @@ from pydantic import Field
 from app.core.plane import additive_positions, direction_degrees, polar, signed_angle_degrees
 from app.core.rope import rotate
 from app.views.rope_api import rotate_vectors
-from app.web.answers import Answer, Floats, Ints, doc
+from app.web.answers import Answer, Echo, Floats, Ints, doc
 from app.web.params import UI, Params
 from app.web.views import View, register
 
@@ -127,17 +127,17 @@ class PlaneShiftCurve(Answer):
     additive: Floats
 
 
-class PlaneAnswer(Answer):
+class PlaneAnswer(Answer, echoes=RotationParams):
     """One 2-D pair of RoPE: a query and a key rotated to their positions, and what a shift changes."""
 
-    q_angle: float
-    q_len: float
-    k_angle: float
-    k_len: float
-    m: int
-    n: int
-    theta: float
-    shift: int
+    q_angle: Echo
+    q_len: Echo
+    k_angle: Echo
+    k_len: Echo
+    m: Echo
+    n: Echo
+    theta: Echo
+    shift: Echo
     theta_degrees: float = doc("θ in degrees per position.")
     offset: int = doc("n − m.")
     original_angle: float = doc("Angle from q to k before rotation, in degrees.")

@@ -11,7 +11,7 @@ from pydantic import Field
 from app.core.frequencies import inverse_frequencies
 from app.core.scores import content_vectors, diagonal_spread, score_matrix, theta_identity_errors
 from app.settings import MAX_HEATMAP_CELLS
-from app.web.answers import Answer, Floats, Ints, MaskedMatrix, doc
+from app.web.answers import Answer, Echo, Floats, Ints, MaskedMatrix, doc
 from app.web.csv_format import Columns
 from app.web.fields import Base, Content, DEFAULTS, Pairing, Seed
 from app.web.params import UI, Params
@@ -107,17 +107,17 @@ class ScoresIdentity(Answer):
     orthogonality_error: float
 
 
-class ScoresAnswer(Answer):
+class ScoresAnswer(Answer, echoes=ScoresParams):
     """The RoPE attention-score matrix of one head, in blocks of positions when it is large."""
 
-    content: str
-    seq_len: int
-    head_dim: int
-    base: float
-    pairing: str
-    seed: int
-    causal: bool
-    theta_override: str
+    content: Echo
+    seq_len: Echo
+    head_dim: Echo
+    base: Echo
+    pairing: Echo
+    seed: Echo
+    causal: Echo
+    theta_override: Echo
     block: int = doc("Positions per block (1: every position has its own row and column).")
     starts: Ints = doc("First position of each block.")
     sizes: Ints = doc("Positions in each block.")

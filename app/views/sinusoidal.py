@@ -9,7 +9,7 @@ from pydantic import Field, field_validator
 
 from app.core.sinusoidal import column_labels, sinusoid_frequencies, sinusoidal_table
 from app.settings import MAX_HEATMAP_CELLS
-from app.web.answers import Answer, Floats, Ints, Matrix, doc
+from app.web.answers import Answer, Echo, Floats, Ints, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.fields import Base
 from app.web.params import UI, Display, Params
@@ -60,14 +60,14 @@ class SinusoidalDisplay(Display):
         return value
 
 
-class SinusoidalAnswer(Answer):
+class SinusoidalAnswer(Answer, echoes=SinusoidalParams):
     """The sinusoidal position table and what each of its columns holds."""
 
-    seq_len: int
-    dim: int
-    base: float
-    layout: str
-    start: int
+    seq_len: Echo
+    dim: Echo
+    base: Echo
+    layout: Echo
+    start: Echo
     positions: Ints = doc("The position of each row: start, start + 1, …")
     frequencies: Floats = doc("Angular frequency w_i of each sine/cosine pair, in radians per position.")
     shortest_wavelength: float | None = doc("2π / the largest w_i: positions per turn of the fastest pair (null without one).")

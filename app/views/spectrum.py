@@ -19,7 +19,7 @@ from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, s
 from app.core import model_families
 from app.views.ladder import Llama3Bands, QueryScale, Temperatures, query_scale_of, scaled_result
 from app.views.presets import list_presets, preset_links
-from app.web.answers import Answer, Floats, Ints, Matrix, doc
+from app.web.answers import Answer, Echo, Floats, Ints, Matrix, doc
 from app.web.fields import Base, DEFAULTS, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Display
 from app.web.views import View, register
@@ -155,16 +155,16 @@ class SpectrumQueryScale(QueryScale):
     at_target: float = doc("The scale at the last position of the target length, seq_len − 1.")
 
 
-class SpectrumAnswer(Answer):
+class SpectrumAnswer(Answer, echoes=SpectrumParams):
     """What each RoPE scaling method does to every pair, with the chosen rope_type in full."""
 
-    head_dim: int
-    base: float
+    head_dim: Echo
+    base: Echo
     rotary_dim: int
     train_len: int = doc("original_max_position_embeddings.")
     target_len: int = doc("seq_len.")
-    factor: float
-    rope_type: str
+    factor: Echo
+    rope_type: Echo
     pair: Ints
     unscaled_inv_freq: Floats
     wavelength: Floats = doc("Unscaled wavelength of each pair.")
@@ -181,8 +181,8 @@ class SpectrumAnswer(Answer):
     coverage: SpectrumCoverage
     temperature: SpectrumTemperature
     dynamic: SpectrumDynamic
-    pairing: str = doc("The model's pairing as the query gives it: 'half' (GPT-NeoX style) or 'interleaved' (GPT-J style).")
-    latent_attention: bool = doc("As the query gives it: whether the DeepSeek softmax-scale multiplier applies.")
+    pairing: Echo = doc("The model's pairing as the query gives it: 'half' (GPT-NeoX style) or 'interleaved' (GPT-J style).")
+    latent_attention: Echo = doc("As the query gives it: whether the DeepSeek softmax-scale multiplier applies.")
     query_scale: SpectrumQueryScale | None = doc("The query scale against position (null when query_scale_beta is 0).")
 
 

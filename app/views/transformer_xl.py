@@ -9,7 +9,7 @@ import numpy as np
 from pydantic import Field
 
 from app.core.transformer_xl import constancy, position_bias, relative_inverse_frequencies, score_terms, stand_in_weights
-from app.web.answers import Answer, Floats, Ints, MaskedMatrix, Matrix, doc
+from app.web.answers import Answer, Echo, Floats, Ints, MaskedMatrix, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.fields import Seed
 from app.web.params import UI, Params
@@ -54,14 +54,14 @@ class XLStructure(Answer):
     row: float
 
 
-class TransformerXLAnswer(Answer):
+class TransformerXLAnswer(Answer, echoes=TransformerXLParams):
     """Transformer-XL's relative attention score split into its four terms."""
 
-    query_len: int
-    key_len: int
-    d_model: int
-    seed: int
-    content: str
+    query_len: Echo
+    key_len: Echo
+    d_model: Echo
+    seed: Echo
+    content: Echo
     convention: str = doc("Which offset convention the sinusoids R use.")
     query_positions: Ints
     key_positions: Ints

@@ -9,7 +9,7 @@ import numpy as np
 from pydantic import Field, field_validator
 
 from app.core.attention import POSITIONS, encode_sentence, reorder, word_key
-from app.web.answers import Answer, Floats, Ints, Matrix, doc
+from app.web.answers import Answer, Echo, Floats, Ints, Matrix, doc
 from app.web.fields import Seed
 from app.web.params import UI, Display, Params
 from app.web.rules import Bound
@@ -147,19 +147,19 @@ class OrderRepeat(Answer):
     rope: bool
 
 
-class OrderAnswer(Answer):
+class OrderAnswer(Answer, echoes=WhyParams):
     """What attention sees of a sentence and of the same words reordered, without and with positions."""
 
-    sentence: str
+    sentence: Echo
     words: list[str] = doc("The sentence's words in order.")
     other_words: list[str] = doc("The reordered words.")
     perm: Ints = doc("other_words[i] = words[perm[i]].")
-    word: int
+    word: Echo
     word_text: str = doc("The chosen word.")
     other_index: int = doc("Where the chosen word lands in the reordering.")
-    dim: int
-    seed: int
-    reorder: str
+    dim: Echo
+    seed: Echo
+    reorder: Echo
     positions: list[str] = doc("The position schemes compared, in order.")
     schemes: OrderSchemes
     repeats: list[OrderRepeat] = doc("Every repeated word (empty when none is).")

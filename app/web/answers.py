@@ -15,9 +15,13 @@ false``), so a client generated today keeps working.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
+from pydantic.fields import FieldInfo
+
+from app.web.params import UI
+from app.web.rules import Bound, Require
 
 Floats = list[float]
 Ints = list[int]
@@ -26,8 +30,52 @@ MaskedMatrix = list[list[float | None]]
 """Rows of numbers where a cell can be null: masked (causal) cells, or ±inf/NaN."""
 
 
+class _EchoMark:
+    def __repr__(self) -> str:
+        return "Echo"
+
+
+Echo = Annotated[Any, _EchoMark()]
+"""The type of an answer field that echoes a parameter: ``class XAnswer(Answer, echoes=XParams)``
+with ``head_dim: Echo`` gives the field the parameter's own type and constraints (an enum for a
+``Literal``, its bounds, its item types) and its description, instead of a retyped copy."""
+
+# Metadata of a parameter that is about the page or the query, not about the value's type.
+_NOT_TYPE = (UI, Bound, Require)
+
+
 class Answer(BaseModel):
-    """Base of every declared answer."""
+    """Base of every declared answer.
+
+    ``echoes``: the parameter model(s) whose fields this answer echoes; each field annotated
+    :data:`Echo` takes the type of the parameter of that name (the first model that has it), and,
+    unless it gives its own ``doc(...)``, that parameter's description.
+    """
+
+    def __init_subclass__(cls, *, echoes: type[BaseModel] | tuple[type[BaseModel], ...] = (), **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        models = echoes if isinstance(echoes, tuple) else (echoes,)
+        annotations = cls.__annotations__  # this class's own (Python ≥ 3.10), before pydantic reads them
+        for name, annotation in list(annotations.items()):
+            if annotation != "Echo" and annotation is not Echo:
+                continue
+            source = next((model.model_fields[name] for model in models if name in model.model_fields), None)
+            if source is None:
+                raise TypeError(f"{cls.__name__}.{name} is an Echo, but no model in echoes= has a field {name!r}")
+            annotations[name] = echo_type(source)
+            given = cls.__dict__.get(name)
+            if not isinstance(given, FieldInfo):
+                setattr(cls, name, Field(description=f"As given (or defaulted): {source.description}" if source.description else None))
+
+
+def echo_type(source: FieldInfo) -> Any:
+    """The type of an answer field echoing the parameter ``source``: its annotation and the
+    constraints pydantic reads (bounds, strictness, lengths) and any schema it adds, without the
+    page's metadata."""
+    kept: list[Any] = [item for item in source.metadata if not isinstance(item, _NOT_TYPE)]
+    if source.json_schema_extra is not None:  # e.g. the enum of an integer with few allowed values
+        kept.append(Field(json_schema_extra=source.json_schema_extra))
+    return Annotated[(source.annotation, *kept)] if kept else source.annotation
 
 
 def doc(description: str, *, optional: bool = False) -> Any:

@@ -165,6 +165,35 @@ def test_declared_answers_are_concrete(spec):
             assert prop.get("description") or "$ref" in prop or "allOf" in prop, f"{path}: {name} is not described"
 
 
+def _bare(schema: dict) -> dict:
+    """A schema without the words about it (title, description, default): what it allows."""
+    return {key: value for key, value in schema.items() if key not in ("title", "description", "default")}
+
+
+def test_echoed_parameters_are_declared_with_the_parameters_own_type(spec):
+    """An answer key echoing a parameter ("As given (or defaulted): …") allows exactly what the
+    parameter allows: the same enum, bounds, multiple and item types, not a looser retyped copy."""
+    components = spec["components"]["schemas"]
+    echoed = 0
+    for path, methods in spec["paths"].items():
+        for method, operation in methods.items():
+            content = operation["responses"]["200"].get("content", {}).get("application/json")
+            if not content:
+                continue
+            answer = components[content["schema"]["$ref"].rsplit("/", 1)[-1]]
+            given = {parameter["name"]: parameter["schema"] for parameter in operation.get("parameters", [])}
+            body = operation.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
+            if body and "$ref" in body:
+                given.update(components[body["$ref"].rsplit("/", 1)[-1]]["properties"])
+            for name, prop in answer["properties"].items():
+                if not prop.get("description", "").startswith("As given (or defaulted)"):
+                    continue
+                assert name in given, f"{method.upper()} {path}: {name} says it echoes a parameter the operation does not take"
+                assert _bare(prop) == _bare(given[name]), f"{method.upper()} {path}: {name}"
+                echoed += 1
+    assert echoed >= 140  # every lesson echoes its parameters
+
+
 @pytest.mark.parametrize("method,path", OPERATIONS, ids=[f"{m.upper()} {p}" for m, p in OPERATIONS])
 def test_real_answers_match_the_declared_schema(spec, client, method, path):
     root = {**_answer_schema(spec, method, path), "components": spec["components"]}
