@@ -13,10 +13,18 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from app import settings
-from app.settings import TEMPLATES_DIR
-from app.lectures.format import FIELD_RE, Lecture, LectureError, Step, lookup, parse, show
+from app.lectures.format import (
+    FIELD_RE,
+    Lecture,
+    LectureError,
+    Step,
+    lookup,
+    parse,
+    show,
+)
 from app.lectures.markdown import MarkdownProblem, render, render_inline
-from app.web.routing import parse_query
+from app.settings import TEMPLATES_DIR
+from app.web.query import read_query_or_defaults
 from app.web.views import REGISTRY, discover
 
 SHIPPED_DIR = Path(__file__).resolve().parents[2] / "lectures"
@@ -48,19 +56,19 @@ def check(steps: list[Step], path: Path | str, text: str) -> None:
         step.view = view.name
         if step.figure and step.figure not in plot_ids(view.name):
             raise LectureError(path, step.figure_line, f"/{view.name} has no figure {step.figure!r} (its figures: {', '.join(plot_ids(view.name))})")
-        items: dict[str, list[str]] = {}
-        display: dict[str, list[str]] = {}
+        items: list[tuple[str, str]] = []
+        display: list[tuple[str, str]] = []
         for name, value in parse_qsl(parts.query, keep_blank_values=True):
             if name in view.params.model_fields:
-                items.setdefault(name, []).append(value)
+                items.append((name, value))
             elif name in view.display.model_fields and name != "embed":
-                display.setdefault(name, []).append(value)
+                display.append((name, value))
             else:
                 raise LectureError(path, url_line, f"/{view.name} has no parameter {name!r}")
-        params, problems = parse_query(view.params, items)
-        _, display_problems = parse_query(view.display, display)
+        params, problems = read_query_or_defaults(view.params, items)
+        _, display_problems = read_query_or_defaults(view.display, display)
         for problem in problems + display_problems:
-            name = problem["loc"][-1] if problem.get("loc") else ""
+            name = problem["loc"][1] if len(problem["loc"]) > 1 else ""
             raise LectureError(path, url_line, f"/{view.name} refuses {name}: {problem['msg']}")
         if not step.answer_template:
             continue

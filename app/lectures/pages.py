@@ -3,18 +3,23 @@ QR code of a step's view (SVG drawn here, so nothing is fetched from outside).""
 
 from __future__ import annotations
 
+import functools
 import io
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import segno
 from fastapi import APIRouter, HTTPException, Query
+from pydantic import Field, create_model
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from app.lectures import Lecture, lectures
 from app.web.answers import Answer, doc
 from app.web.caching import cached_response
-from app.web.errors import error_item, error_response
+from app.web.errors import describe_errors, validation_response
+from app.web.params import Params
+from app.web.query import read_query
 from app.web.security import PAGE_HEADERS
 from app.web.templating import templates
 from app.web.views import REGISTRY, ordered
@@ -56,35 +61,33 @@ def _lecture(name: str) -> Lecture:
     return found
 
 
-class ParamProblem(Exception):
-    """A query parameter of a lecture page the page refuses (see :func:`_refusal`)."""
-
-    def __init__(self, param: str, kind: str, msg: str, allowed: str, given: str) -> None:
-        super().__init__(msg)
-        self.param, self.kind, self.msg, self.allowed, self.given = param, kind, msg, allowed, given
+MAX_START_MS = 10**13
 
 
-def _whole(param: str, raw: str | None, low: int, high: int, default: int | None) -> int | None:
-    """An integer query parameter from ``low`` to ``high`` (``default`` when absent)."""
-    allowed = f"an integer ≥ {low} and ≤ {high}"
-    if raw is None:
-        return default
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 20:
-        raise ParamProblem(param, "int_parsing", f"{param} must be a whole number, not {raw[:40]!r}", allowed, raw[:100])
-    value = int(raw)
-    if value < low:
-        raise ParamProblem(param, "greater_than_equal", f"{param} must be at least {low}, not {value}", allowed, raw)
-    if value > high:
-        raise ParamProblem(param, "less_than_equal", f"{param} must be at most {high}, not {value}", allowed, raw)
-    return value
+@functools.cache
+def _query_model(kind: str, steps: int) -> type[Params]:
+    """The query of a lecture page with ``steps`` steps: ``kind`` "lecture" (``step``,
+    ``presenter``) or "speaker" (``step``, ``start``).  Read like every other query
+    (app/web/query.py); names it does not have are ignored, as a page ignores them."""
+    step = (Annotated[int, Field(ge=1, le=steps, description="The step shown, from 1.")], 1)
+    if kind == "lecture":
+        return create_model("LectureQuery", __base__=Params, step=step,
+                            presenter=(bool, Field(True, description="Larger text for a projector.")))
+    start = (Annotated[int, Field(ge=0, le=MAX_START_MS, description="When the lecture started, epoch ms (0: not yet).")], 0)
+    return create_model("SpeakerQuery", __base__=Params, step=step, start=start)
 
 
-def _refusal(request: Request, problem: ParamProblem) -> Response:
-    """A refused parameter: a readable page for a browser, the views' 422 JSON for the rest."""
+def _read(request: Request, model: type[Params]) -> Any:
+    """The page's query as ``model``; a refused value is the 422 every route gives, naming it
+    (a readable page for a browser, the API's JSON item for the rest)."""
+    items = [(name, value) for name, value in request.query_params.multi_items() if name in model.model_fields]
+    params, problems = read_query(model, items)
+    if params is not None:
+        return params
     if "text/html" in request.headers.get("accept", "text/html"):
-        raise HTTPException(422, f"{problem.msg} ({problem.allowed}).")
-    item = error_item(problem.kind, ["query", problem.param], problem.param, problem.msg, problem.allowed)
-    return error_response(422, {**item, "input": problem.given})
+        (item, *_) = describe_errors(problems, [model])
+        raise HTTPException(422, f"{item['param']}: {item['msg']} ({item['allowed']}).")
+    return validation_response(problems, [model])
 
 
 def _page(request: Request, key: tuple, template: str, context: dict) -> Response:
@@ -93,10 +96,6 @@ def _page(request: Request, key: tuple, template: str, context: dict) -> Respons
         return templates.TemplateResponse(request, template, context).body
 
     return cached_response(request, key, make, "text/html", "page", cache_control="no-cache", headers=PAGE_HEADERS)
-
-
-def _step_index(lecture: Lecture, step: str | None) -> int:
-    return _whole("step", step, 1, len(lecture.steps), 1) - 1
 
 
 def _summary(lecture: Lecture) -> dict:
@@ -175,12 +174,12 @@ def frame_url(step, presenter: bool) -> str:
 
 
 @router.get("/lecture/{name}", include_in_schema=False)
-def lecture_page(request: Request, name: str, step: str | None = Query(None), presenter: bool = True) -> Response:
+def lecture_page(request: Request, name: str) -> Response:
     lecture = _lecture(name)
-    try:
-        index = _step_index(lecture, step)
-    except ParamProblem as problem:
-        return _refusal(request, problem)
+    query = _read(request, _query_model("lecture", len(lecture.steps)))
+    if isinstance(query, Response):
+        return query
+    index, presenter = query.step - 1, query.presenter
     current = lecture.steps[index]
     frame_url_ = frame_url(current, presenter)
     student_url = str(request.base_url).rstrip("/") + current.url
@@ -193,16 +192,15 @@ def lecture_page(request: Request, name: str, step: str | None = Query(None), pr
 
 
 @router.get("/lecture/{name}/speaker", include_in_schema=False)
-def speaker_page(request: Request, name: str, step: str | None = Query(None), start: str | None = Query(None)) -> Response:
+def speaker_page(request: Request, name: str) -> Response:
     """The teacher's screen: this step's narration, notes and answer, the next step's title and a
     small live preview of its view, and the time since the lecture started (``start``: epoch
     milliseconds, carried in the URL; the page sets it when it is absent)."""
     lecture = _lecture(name)
-    try:
-        index = _step_index(lecture, step)
-        start_ms = _whole("start", start, 0, 10**13, None)
-    except ParamProblem as problem:
-        return _refusal(request, problem)
+    query = _read(request, _query_model("speaker", len(lecture.steps)))
+    if isinstance(query, Response):
+        return query
+    index, start_ms = query.step - 1, query.start or None
     upcoming = lecture.steps[index + 1] if index + 1 < len(lecture.steps) else None
     context = {
         "nav": ordered(), "lecture": lecture, "step": lecture.steps[index], "number": index + 1, "total": len(lecture.steps),

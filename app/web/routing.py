@@ -10,7 +10,7 @@ from typing import Annotated, Any, Callable
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
@@ -19,6 +19,7 @@ from app.web import errors
 from app.web.caching import GZIP_MAX_BYTES, cached_response, plain
 from app.web.csv_format import CSV_MEDIA_TYPE, csv_bytes
 from app.web.params import Params
+from app.web.query import read_query_or_defaults
 from app.web.responses import COMPACT_MEDIA_TYPE, dumps, dumps_compact, embed_json, wants_compact
 from app.web.rules import rule_specs
 from app.web.security import PAGE_HEADERS, content_security_policy
@@ -154,29 +155,6 @@ def _add_page_route(router: APIRouter, view: View) -> None:
     router.add_api_route(f"/{view.name}", endpoint, methods=["GET"], name=f"page_{view.name}")
 
 
-def parse_query(model: type[BaseModel], items: dict[str, list[str]]) -> tuple[Any, list[dict[str, Any]]]:
-    """Validate the query ``items`` (name → values, every name a field of ``model``); list fields
-    take repeated keys, other fields their last value.
-
-    Returns the model (invalid fields fall back to their defaults, so the page still draws) and
-    the errors found.
-    """
-    raw: dict[str, Any] = {}
-    for name, values in items.items():
-        is_list = getattr(model.model_fields[name].annotation, "__origin__", None) in (list, tuple)
-        raw[name] = values if is_list else values[-1]
-    try:
-        return model.model_validate(raw), []
-    except ValidationError as exc:
-        found = exc.errors(include_url=False)
-    bad = {str(error["loc"][0]) for error in found if error.get("loc")}
-    kept = {name: value for name, value in raw.items() if name not in bad}
-    try:
-        return model.model_validate(kept), found
-    except ValidationError:
-        return model(), found
-
-
 # A page embeds its data for the first paint up to this size.  Above it (a 512 × 512 table is ~5 MB
 # of JSON text, ~150 ms to gzip) the page fetches the compact twin instead, so its HTML stays small.
 EMBED_MAX_BYTES = 256 * 1024
@@ -185,15 +163,14 @@ EMBED_MAX_BYTES = 256 * 1024
 def render_view(request: Request, view: View) -> Response:
     """The lesson page.  Invalid values are shown beside their controls (422, the defaults drawn);
     a valid page is a pure function of its canonical URL, kept and revalidated like the twins."""
-    by_name: dict[str, list[str]] = {}
     items = request.query_params.multi_items()
     too_many = len(items) > MAX_QUERY_ITEMS  # refused whole, as the API does (app/web/security.py)
-    for name, value in [] if too_many else items:
-        by_name.setdefault(name, []).append(value)
+    if too_many:
+        items = []
     compute_fields, display_fields = view.params.model_fields, view.display.model_fields
-    unknown = [name for name in by_name if name not in compute_fields and name not in display_fields]
-    params, compute_errors = parse_query(view.params, {n: v for n, v in by_name.items() if n in compute_fields})
-    display, display_errors = parse_query(view.display, {n: v for n, v in by_name.items() if n in display_fields})
+    unknown = list(dict.fromkeys(name for name, _ in items if name not in compute_fields and name not in display_fields))
+    params, compute_errors = read_query_or_defaults(view.params, [(n, v) for n, v in items if n in compute_fields])
+    display, display_errors = read_query_or_defaults(view.display, [(n, v) for n, v in items if n in display_fields])
     problems = errors.describe_errors(compute_errors, [view.params]) + errors.describe_errors(display_errors, [view.display])
     problems = errors.capped(problems + errors.unknown_parameters(unknown))
     if too_many:
