@@ -12,7 +12,7 @@ import segno
 from fastapi import APIRouter, HTTPException, Query
 from pydantic import Field, create_model
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from app.lectures import Lecture, lectures
 from app.web.answers import Answer, doc
@@ -20,6 +20,8 @@ from app.web.caching import cached_response
 from app.web.errors import describe_errors, validation_response
 from app.web.params import Params
 from app.web.query import read_query
+from app.web.responses import dumps
+from app.web.routing import API_CACHE_CONTROL
 from app.web.security import PAGE_HEADERS
 from app.web.templating import templates
 from app.web.views import REGISTRY, ordered
@@ -146,8 +148,11 @@ class LectureAnswer(LectureSummary):
 
 
 @router.get("/api/lectures", tags=["Lectures"], summary="The lectures", response_model=LecturesAnswer, response_description="Every lecture.")
-def api_lectures() -> JSONResponse:
-    return JSONResponse({"lectures": [_summary(lecture) for lecture in lectures().values()]})
+def api_lectures(request: Request) -> Response:
+    def make() -> bytes:
+        return dumps({"lectures": [_summary(lecture) for lecture in lectures().values()]})
+
+    return cached_response(request, ("lectures-json",), make, "application/json", "json", cache_control=API_CACHE_CONTROL)
 
 
 @router.get(
@@ -155,9 +160,12 @@ def api_lectures() -> JSONResponse:
     response_model=LectureAnswer, response_description="The lecture's steps.",
     responses={404: {"description": "No lecture of that name (the message lists the lectures there are)."}},
 )
-def api_lecture(name: str) -> JSONResponse:
+def api_lecture(request: Request, name: str) -> Response:
     lecture = _lecture(name)
-    return JSONResponse({**_summary(lecture), "steps": [_step_json(step) for step in lecture.steps]})
+    def make() -> bytes:
+        return dumps({**_summary(lecture), "steps": [_step_json(step) for step in lecture.steps]})
+
+    return cached_response(request, ("lecture-json", name), make, "application/json", "json", cache_control=API_CACHE_CONTROL)
 
 
 @router.get("/lectures", include_in_schema=False)

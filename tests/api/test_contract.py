@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from app.lectures import lectures
 from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
 
@@ -205,3 +206,61 @@ def test_a_rope_setting_has_the_same_default_on_every_endpoint(client, name):
     answer = client.get(view.api_path).json()
     echoed = {key: answer[key] for key in ("head_dim", "base", "partial_rotary_factor", "rope_type") if key in shared and key in answer}
     assert echoed == {key: ONE_DEFAULT[key] for key in echoed}
+
+
+# ---- the lectures, under the same contract as the lessons -----------------------------------------
+
+LECTURES = {name: len(lecture.steps) for name, lecture in lectures().items()}
+LECTURE_PAGES = [
+    path
+    for name in LECTURES
+    for path in (f"/lecture/{name}?step=2", f"/lecture/{name}/speaker?step=2&start=5", f"/lecture/{name}/handout")
+] + ["/lectures"]
+LECTURE_TWINS = ["/api/lectures"] + [f"/api/lectures/{name}" for name in LECTURES]
+
+
+@pytest.mark.parametrize("path", LECTURE_PAGES)
+def test_lecture_pages_have_the_page_headers_and_revalidate(client, path):
+    page = client.get(path, headers={"accept": "text/html"})
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    assert page.headers["x-content-type-options"] == "nosniff"
+    assert page.headers["cache-control"] == "no-cache"
+    again = client.get(path, headers={"accept": "text/html", "if-none-match": page.headers["etag"]})
+    assert again.status_code == 304 and again.content == b""
+
+
+@pytest.mark.parametrize("path", LECTURE_TWINS)
+def test_lecture_twins_are_cached_and_revalidate_like_the_views(client, path):
+    twin = client.get(path)
+    assert twin.status_code == 200 and twin.headers["content-type"].startswith("application/json")
+    assert "max-age" in twin.headers["cache-control"]
+    assert client.get(path, headers={"if-none-match": twin.headers["etag"]}).status_code == 304
+
+
+def _lecture_cases():
+    for name, steps in LECTURES.items():
+        for where in (f"/lecture/{name}", f"/lecture/{name}/speaker"):
+            for value, kind in ((steps + 1, "less_than_equal"), (0, "greater_than_equal"), ("abc", "int_parsing")):
+                yield pytest.param(where, "step", value, kind, f"an integer ≥ 1 and ≤ {steps}", id=f"{where}-step-{value}")
+        yield pytest.param(f"/lecture/{name}/speaker", "start", -1, "greater_than_equal", "an integer ≥ 0 and ≤ 10000000000000",
+                           id=f"/lecture/{name}/speaker-start--1")
+
+
+@pytest.mark.parametrize(("path", "field", "value", "kind", "allowed"), list(_lecture_cases()))
+def test_a_refused_lecture_parameter_gets_the_views_422_naming_it(client, path, field, value, kind, allowed):
+    answer = client.get(path, params={field: value}, headers={"accept": "application/json"})
+    assert answer.status_code == 422 and answer.headers["content-type"].startswith("application/json")
+    (item,) = answer.json()["detail"]
+    assert item["param"] == field and item["loc"] == ["query", field] and item["type"] == kind
+    assert item["allowed"] == allowed and item["input"] == str(value)
+    page = client.get(path, params={field: value}, headers={"accept": "text/html"})
+    assert page.status_code == 422 and f"{field}: " in page.text and allowed in page.text
+
+
+@pytest.mark.parametrize("path", ["/lecture/nope", "/lecture/nope/speaker", "/lecture/nope/handout", "/api/lectures/nope"])
+def test_an_unknown_lecture_is_a_404_naming_the_path(client, path):
+    answer = client.get(path, headers={"accept": "application/json"})
+    assert answer.status_code == 404
+    (item,) = answer.json()["detail"]
+    assert item["param"] == "path" and "no lecture 'nope'" in item["msg"]

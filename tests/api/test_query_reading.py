@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-BOOT = re.compile(r'<script type="application/json" id="page-data">(.*?)</script>', re.S)
+BOOT = re.compile(r'<script type="application/json" id="page-data">(.*?)</script>', re.DOTALL)
 
 REFUSED = [
     ("rotation", "/api/rope/plane", "m=999"),
