@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import io
-from typing import Annotated, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 import segno
@@ -71,11 +71,11 @@ def _query_model(kind: str, steps: int) -> type[Params]:
     """The query of a lecture page with ``steps`` steps: ``kind`` "lecture" (``step``,
     ``presenter``) or "speaker" (``step``, ``start``).  Read like every other query
     (app/web/query.py); names it does not have are ignored, as a page ignores them."""
-    step = (Annotated[int, Field(ge=1, le=steps, description="The step shown, from 1.")], 1)
+    step = (int, Field(1, ge=1, le=steps, description="The step shown, from 1."))
     if kind == "lecture":
         return create_model("LectureQuery", __base__=Params, step=step,
                             presenter=(bool, Field(True, description="Larger text for a projector.")))
-    start = (Annotated[int, Field(ge=0, le=MAX_START_MS, description="When the lecture started, epoch ms (0: not yet).")], 0)
+    start = (int, Field(0, ge=0, le=MAX_START_MS, description="When the lecture started, epoch ms (0: not yet)."))
     return create_model("SpeakerQuery", __base__=Params, step=step, start=start)
 
 
