@@ -196,7 +196,7 @@ FIT_JS = """(figureId) => {
   const plot = figureId ? doc.getElementById(figureId) : doc.querySelector('.plot');
   if (!plot) return {share: 0, problems: [...problems, `no figure ${figureId || '.plot'}`]};
   if (!shown(plot)) problems.push(`the figure ${plot.id} is hidden`);
-  if (!(plot._fullLayout && window.plotShown?.(plot)?.traces && window.plotShown?.(plot)?.traces.length) || plot.dataset.pending !== undefined) problems.push(`the figure ${plot.id} is not drawn`);
+  if (!(plot._fullLayout && frame.contentWindow.plotShown?.(plot)?.traces && frame.contentWindow.plotShown?.(plot)?.traces.length) || plot.dataset.pending !== undefined) problems.push(`the figure ${plot.id} is not drawn`);
   const box = rect(plot, dx, dy);
   const frameBox = inter({l: dx, t: dy, r: dx + fw, b: dy + fh}, screen);
   const seen = inter(inter(clipped(plot, box, dx, dy), frameBox), clipped(frame, frameBox, 0, 0));
@@ -210,7 +210,7 @@ FIGURE_DRAWN_JS = """(figureId) => {
   const doc = frame && frame.contentDocument;
   if (!doc || doc.readyState !== 'complete') return false;
   const plot = figureId ? doc.getElementById(figureId) : doc.querySelector('.plot');
-  return Boolean(plot && plot._fullLayout && window.plotShown?.(plot)?.traces && window.plotShown?.(plot)?.traces.length && plot.dataset.pending === undefined);
+  return Boolean(plot && plot._fullLayout && frame.contentWindow.plotShown?.(plot)?.traces && frame.contentWindow.plotShown?.(plot)?.traces.length && plot.dataset.pending === undefined);
 }"""
 
 
