@@ -45,8 +45,10 @@ def asset(path: str) -> str:
 
 @per_process
 def lib_modules() -> list[str]:
-    """static/js/lib/*.js, which every page script imports: preloaded from the page's head."""
-    return sorted(f"js/lib/{path.name}" for path in (STATIC_DIR / "js" / "lib").glob("*.js"))
+    """static/js/lib/**/*.js (the library and its marks), which page scripts import: preloaded from
+    the page's head."""
+    lib = STATIC_DIR / "js" / "lib"
+    return sorted(f"js/lib/{path.relative_to(lib).as_posix()}" for path in lib.rglob("*.js"))
 
 
 templates.env.globals["asset"] = asset

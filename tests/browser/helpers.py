@@ -8,8 +8,9 @@ import time
 PENDING = "__pending__"
 
 # A plot is drawn when plotly.js has laid it out and static/js/lib/plot.js has recorded the traces
-# it shows (el._shown: the page's traces, heatmaps with the numbers behind their image).
-PLOT_DRAWN = "(el) => Boolean(el && el._fullLayout && el._shown && el._shown.length > 0)"
+# it shows (window.plotShown(el).traces, static/js/lib/figure.js: the page's traces, heatmaps
+# with the numbers behind their image).
+PLOT_DRAWN = "(el) => Boolean(el && el._fullLayout && window.plotShown?.(el)?.traces && window.plotShown?.(el)?.traces.length > 0)"
 # Plots out of view are drawn when they come into view (plot.js): a waiting one is scrolled to.
 ALL_PLOTS_DRAWN = f"""() => {{
     const waiting = document.querySelector('.plot[data-pending]');
@@ -19,7 +20,7 @@ ALL_PLOTS_DRAWN = f"""() => {{
 # Every trace as plain lists: {x, y, z, name, type} (typed arrays decoded).
 TRACES_JS = """(gd) => {
     const plain = (v) => (v && typeof v === 'object' && 'length' in v ? Array.from(v, plain) : (v === undefined ? null : v));
-    return (gd._shown || []).map((t) => ({x: plain(t.x), y: plain(t.y), z: plain(t.z), name: t.name ?? null, type: t.type || 'scatter'}));
+    return (window.plotShown?.(gd)?.traces || []).map((t) => ({x: plain(t.x), y: plain(t.y), z: plain(t.z), name: t.name ?? null, type: t.type || 'scatter'}));
 }"""
 
 # Serialises what a plot shows to one canonical JSON string.  A plot whose update waits for it to

@@ -342,7 +342,7 @@ def test_precision_pairs_follow_the_work_limit_of_the_length(page, base_url):
     wait_for_query(page, "pairs=0")
     assert page.locator('[data-param="pairs"][data-role="box"]').input_value() == "0"
     assert "at most 1 item" in page.locator("#err-pairs").text_content()
-    page.wait_for_function("() => document.getElementById('plot-angle')._shown.length === 3")  # one pair × 3 dtypes
+    page.wait_for_function("() => window.plotShown?.(document.getElementById('plot-angle'))?.traces.length === 3")  # one pair × 3 dtypes
     set_box(page, "pairs", "63")
     wait_for_query(page, "pairs=63")
     page.wait_for_function("() => document.getElementById('err-pairs').textContent === ''")

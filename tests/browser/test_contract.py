@@ -28,7 +28,7 @@ def test_page_draws_every_plot_and_a_fresh_browser_draws_the_same(browser, page,
     assert f"{base_url}/vendor/plotly.min.js" in scripts
     assert page.evaluate("() => typeof window.Plotly") == "object"
     # no WebGL traces: classroom laptops without GPU acceleration must draw everything
-    types = page.evaluate("() => [...document.querySelectorAll('.plot')].flatMap((el) => (el._shown || []).map((t) => t.type || 'scatter'))")
+    types = page.evaluate("() => [...document.querySelectorAll('.plot')].flatMap((el) => (window.plotShown?.(el)?.traces || []).map((t) => t.type || 'scatter'))")
     assert not [t for t in types if t.endswith("gl") or t in ("heatmapgl", "pointcloud")]
     first = all_plots(page)
     # The same URL in a new browser context (empty cache, no history): the URL alone gives the view.

@@ -138,15 +138,15 @@ FIGURE_PROBLEMS_JS = r"""() => {
   const win = { left: 0, top: -1e9, right: document.documentElement.clientWidth, bottom: 1e9 };
   for (const gd of document.querySelectorAll('.plot')) {
     const box = gd.getBoundingClientRect();
-    const image = (gd._heatmaps || []).length;
+    const image = (window.plotShown?.(gd)?.heatmaps || []).length;
     // A heatmap of at most three values is a picture of categories whose colours the title names.
     const categories = (t) => new Set(Array.from(t.z || [], (row) => Array.from(row)).flat()).size <= 3;
     const native = (gd._fullData || []).filter((t) => t.type === 'heatmap' && !categories(t)).length;
     const svgBars = [...gd.querySelectorAll('g.colorbar')];
     // A heatmap is read through a colour bar of its own or one it shares (the same range and colours).
     const key = (entry) => JSON.stringify([entry.colour.zmin, entry.colour.zmax, entry.colour.scale]);
-    const barred = new Set((gd._heatmaps || []).filter((entry) => entry.colourBar).map(key));
-    const unread = (gd._heatmaps || []).filter((entry) => !barred.has(key(entry))).length;
+    const barred = new Set((window.plotShown?.(gd)?.heatmaps || []).filter((entry) => entry.colourBar).map(key));
+    const unread = (window.plotShown?.(gd)?.heatmaps || []).filter((entry) => !barred.has(key(entry))).length;
     const nativeBars = (gd._fullData || []).filter((t) => t.type === 'heatmap' && !categories(t) && t.showscale).length;
     if (unread || (native && !nativeBars)) bars.push(`${gd.id}: ${unread + (native && !nativeBars ? native : 0)} heatmaps without a colour bar`);
     for (const bar of svgBars) {

@@ -8,7 +8,7 @@ DRAWN_POINTS_JS = """() => {
     const plain = (v) => (v && typeof v === 'object' && 'length' in v ? Array.from(v) : (v ?? null));
     const out = {};
     for (const gd of document.querySelectorAll('.plot')) {
-        out[gd.id] = gd._shown.map((trace, i) => trace.type === 'heatmap' ? null
+        out[gd.id] = window.plotShown?.(gd)?.traces.map((trace, i) => trace.type === 'heatmap' ? null
             : {x: plain(gd._fullData[i].x), y: plain(gd._fullData[i].y)});
     }
     return out;
@@ -23,7 +23,7 @@ def test_compare_lines_follow_the_heatmap_size(page, base_url):
     set_box(page, "seq_len", "40")
     wait_for_query(page, "seq_len=40")
     page.wait_for_function(
-        "() => { const gd = document.getElementById('plot-nope'); return gd._shown[0].z.length === 40; }"
+        "() => { const gd = document.getElementById('plot-nope'); return window.plotShown?.(gd)?.traces[0].z.length === 40; }"
     )
     page.wait_for_function(ALL_PLOTS_DRAWN)
     moved = page.evaluate(DRAWN_POINTS_JS)
@@ -43,7 +43,7 @@ def test_a_narrow_colour_range_is_said_in_words(page, base_url):
     assert percent < 1
     page.goto(f"{base_url}/mrope?{qwen2_vl}")
     page.locator("#plot-scores").scroll_into_view_if_needed()
-    page.wait_for_function("() => document.getElementById('plot-scores')._shown")
+    page.wait_for_function("() => window.plotShown?.(document.getElementById('plot-scores'))?.traces")
     title = page.locator("#plot-scores-title").inner_text()
     assert f"M-RoPE's scores differ by only {float(f'{percent:.2g}')} %" in title
 
@@ -58,9 +58,9 @@ def test_the_learned_similarity_spans_its_rows_on_a_stated_clipped_scale(page, b
     assert limit < values[-1]
     page.goto(f"{base_url}/absolute")
     page.locator("#plot-similarity").scroll_into_view_if_needed()
-    page.wait_for_function("() => document.getElementById('plot-similarity')._shown")
+    page.wait_for_function("() => window.plotShown?.(document.getElementById('plot-similarity'))?.traces")
     drawn = page.evaluate("""() => { const gd = document.getElementById('plot-similarity');
-        const entry = gd._heatmaps[1];
+        const entry = window.plotShown?.(gd)?.heatmaps[1];
         return {range: gd._fullLayout.yaxis2.range, zmin: entry.colour.zmin, zmax: entry.colour.zmax}; }""")
     assert sorted(drawn["range"]) == [-0.5, rows - 0.5]
     assert drawn["zmax"] == limit and drawn["zmin"] == -limit

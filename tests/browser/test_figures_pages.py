@@ -27,7 +27,7 @@ HEATMAPS_JS = """() => [...document.querySelectorAll('.plot')].map((gd) => {
         + ' ' + [...gd.querySelectorAll('svg text')].map((t) => t.textContent).join(' ');
     const title = document.getElementById(gd.id + '-title');
     return {id: gd.id, words: (title ? title.innerText : '') + ' ' + words,
-            heatmaps: (gd._shown || []).filter((t) => t.type === 'heatmap').map((t) => plain(t.z))};
+            heatmaps: (window.plotShown?.(gd)?.traces || []).filter((t) => t.type === 'heatmap').map((t) => plain(t.z))};
 })"""
 
 
@@ -76,9 +76,9 @@ DRAWN_RANGE_JS = """([id, k]) => {
     const gd = document.getElementById(id);
     // (an image heatmap's carrier, transparent, spans 0 … 1: its bar's ticks carry the values)
     const native = (gd._fullData || []).filter((t) => t.type === 'heatmap' && t.opacity !== 0);
-    const count = (gd._shown || []).filter((t) => t.type === 'heatmap').length;
+    const count = (window.plotShown?.(gd)?.traces || []).filter((t) => t.type === 'heatmap').length;
     if (native.length === count) return [native[k].zmin, native[k].zmax];
-    const entry = gd._heatmaps[k];
+    const entry = window.plotShown?.(gd)?.heatmaps[k];
     return [entry.colour.zmin, entry.colour.zmax];
 }"""
 

@@ -90,7 +90,7 @@ def test_sinusoidal_layout_switch_and_curve_view(page, base_url):
 
     page.select_option('[data-param="plot"]', "curves")
     wait_for_query(page, "plot=curves")
-    page.wait_for_function("() => (document.getElementById('plot')._shown[0].type || 'scatter') === 'scatter'")
+    page.wait_for_function("() => (window.plotShown?.(document.getElementById('plot'))?.traces[0].type || 'scatter') === 'scatter'")
     curves = snapshot(page, "plot")
     assert len(plot_data(page, "plot")) == 4
     nudge_slider(page, "seq_len", times=1)

@@ -55,7 +55,7 @@ PLOTS_JS = """async () => {
   const plain = (v) => (v && typeof v === 'object' && 'length' in v && typeof v !== 'string' ? Array.from(v, plain) : (v === undefined ? null : v));
   const out = [];
   for (const gd of document.querySelectorAll('.js-plotly-plot')) {
-    const given = gd._shown || [];  // the page's traces as the drawing library records them
+    const given = window.plotShown?.(gd)?.traces || [];  // the page's traces as the drawing library records them
     const full = gd._fullLayout;
     const traces = (gd._fullData || []).map((t, i) => ({
       i, type: t.type, mode: t.mode || '', visible: t.visible,

@@ -232,7 +232,7 @@ def test_the_plot_toolbar_is_small_stays_on_the_site_and_out_of_the_tab_order(pa
 
 def _heatmap_colour(page, plot_id, index=0):
     return page.evaluate(
-        "([id, i]) => { const e = document.getElementById(id)._heatmaps[i]; return { kind: e.colour.kind, zmin: e.colour.zmin, zmax: e.colour.zmax }; }",
+        "([id, i]) => { const e = window.plotShown?.(document.getElementById(id))?.heatmaps[i]; return { kind: e.colour.kind, zmin: e.colour.zmin, zmax: e.colour.zmax }; }",
         [plot_id, index],
     )
 
@@ -244,7 +244,7 @@ def test_signed_values_are_coloured_on_a_scale_centred_on_zero(page, base_url):
     for query in ("", "?content=random"):
         page.goto(f"{base_url}/scores{query}")
         wait_for_plot(page, "plot-scores")
-        z = page.evaluate("() => document.getElementById('plot-scores')._shown[0].z.flat().filter((v) => v !== null)")
+        z = page.evaluate("() => window.plotShown?.(document.getElementById('plot-scores'))?.traces[0].z.flat().filter((v) => v !== null)")
         colour = _heatmap_colour(page, "plot-scores")
         assert (max(z) < 0) if not query else (min(z) < 0 < max(z))
         limit = max(-min(z), max(z))
@@ -272,7 +272,7 @@ def test_heatmap_pixels_are_the_colours_of_the_twins_numbers(page, base_url):
     )
     drawn = page.evaluate(
         """() => {
-          const e = document.getElementById('plot-scores')._heatmaps[0];
+          const e = window.plotShown?.(document.getElementById('plot-scores'))?.heatmaps[0];
           const bytes = e.bitmap, width = e.width, height = e.height;
           const pixels = [];
           for (let r = 0; r < height; r++) for (let c = 0; c < width; c++) {

@@ -196,7 +196,7 @@ FIT_JS = """(figureId) => {
   const plot = figureId ? doc.getElementById(figureId) : doc.querySelector('.plot');
   if (!plot) return {share: 0, problems: [...problems, `no figure ${figureId || '.plot'}`]};
   if (!shown(plot)) problems.push(`the figure ${plot.id} is hidden`);
-  if (!(plot._fullLayout && plot._shown && plot._shown.length) || plot.dataset.pending !== undefined) problems.push(`the figure ${plot.id} is not drawn`);
+  if (!(plot._fullLayout && frame.contentWindow.plotShown?.(plot)?.traces && frame.contentWindow.plotShown?.(plot)?.traces.length) || plot.dataset.pending !== undefined) problems.push(`the figure ${plot.id} is not drawn`);
   const box = rect(plot, dx, dy);
   const frameBox = inter({l: dx, t: dy, r: dx + fw, b: dy + fh}, screen);
   const seen = inter(inter(clipped(plot, box, dx, dy), frameBox), clipped(frame, frameBox, 0, 0));
@@ -210,7 +210,7 @@ FIGURE_DRAWN_JS = """(figureId) => {
   const doc = frame && frame.contentDocument;
   if (!doc || doc.readyState !== 'complete') return false;
   const plot = figureId ? doc.getElementById(figureId) : doc.querySelector('.plot');
-  return Boolean(plot && plot._fullLayout && plot._shown && plot._shown.length && plot.dataset.pending === undefined);
+  return Boolean(plot && plot._fullLayout && frame.contentWindow.plotShown?.(plot)?.traces && frame.contentWindow.plotShown?.(plot)?.traces.length && plot.dataset.pending === undefined);
 }"""
 
 
@@ -432,14 +432,14 @@ def test_the_stage_on_a_course_page(warm_context, base_url):
     page = page_sized(warm_context, 800, 500)
     try:
         page.goto(f"{base_url}/rotation?embed=true")
-        page.wait_for_function("() => { const el = document.querySelector('[data-stage-figure] .plot'); return el && el._shown && el._shown.length; }")
+        page.wait_for_function("() => { const el = document.querySelector('[data-stage-figure] .plot'); return el && window.plotShown?.(el)?.traces && window.plotShown?.(el)?.traces.length; }")
         ids = page.evaluate("() => [...document.querySelectorAll('.plot')].map((el) => el.id)")
         links = page.locator(".stage-picker a")
         assert links.count() == len(ids) == 3
         for i, plot_id in enumerate(ids):
             links.nth(i).click()
             page.wait_for_url(f"**#{plot_id}")
-            page.wait_for_function("(id) => { const el = document.getElementById(id); return el._shown && el._shown.length && el.dataset.pending === undefined; }", arg=plot_id)
+            page.wait_for_function("(id) => { const el = document.getElementById(id); return window.plotShown?.(el)?.traces && window.plotShown?.(el)?.traces.length && el.dataset.pending === undefined; }", arg=plot_id)
             page.wait_for_timeout(100)
             box = page.locator(f"#{plot_id}").bounding_box()
             assert box["y"] >= 0 and box["y"] + box["height"] <= 500 and box["width"] >= 760, box
@@ -458,7 +458,7 @@ def test_the_stage_on_a_course_page(warm_context, base_url):
         drawer = page.locator(".controls-list").bounding_box()
         assert plot["y"] + plot["height"] <= drawer["y"] + 1
         # a figure put away while the slider moved is drawn from the moved view when it is shown
-        shown_js = "(id) => JSON.stringify(document.getElementById(id)._shown)"
+        shown_js = "(id) => JSON.stringify(window.plotShown?.(document.getElementById(id))?.traces)"
         before = page.evaluate(shown_js, ids[0])
         assert page.locator(f"#{ids[0]}").get_attribute("data-pending") == ""  # waits, out of sight
         links.nth(0).click()

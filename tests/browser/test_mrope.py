@@ -9,7 +9,7 @@ def test_sections_triples_and_interleaving(page, base_url):
     t, h, w = plot_data(page, "plot-ladder")
     assert (t["x"], h["x"], w["x"]) == (list(range(16)), list(range(16, 40)), list(range(40, 64)))
     wait_for_plot(page, "plot-patches")  # below the first screen: drawn when it comes into view
-    patches = page.evaluate("() => document.getElementById('plot-patches')._shown[0].text")
+    patches = page.evaluate("() => window.plotShown?.(document.getElementById('plot-patches'))?.traces[0].text")
     assert patches[0][0] == "(4, 4, 4)" and patches[3][5] == "(4, 7, 9)"
     sequence = plot_data(page, "plot-sequence")
     assert sequence[0]["y"][:6] == [0, 1, 2, 3, 4, 4] and sequence[0]["y"][28] == 10  # text resumes at 4 + max(4, 6)
@@ -33,7 +33,7 @@ def test_every_patch_is_drawn_whole_on_a_phone(browser, base_url):
         page.locator("#plot-patches").scroll_into_view_if_needed()
         wait_for_plot(page, "plot-patches")
         low, high = page.evaluate("() => document.getElementById('plot-patches')._fullLayout.xaxis.range")
-        columns = page.evaluate("() => document.getElementById('plot-patches')._shown[0].x")
+        columns = page.evaluate("() => window.plotShown?.(document.getElementById('plot-patches'))?.traces[0].x")
         assert low <= columns[0] - 0.5 + 1e-9 and high >= columns[-1] + 0.5 - 1e-9
     finally:
         context.close()

@@ -85,11 +85,11 @@ def test_a_view_too_large_to_embed_is_fetched_and_drawn(page, base_url):
     with page.expect_response(lambda response: url in response.url) as response:
         page.goto(f"{base_url}/sinusoidal?seq_len=512&dim=512")
     assert response.value.ok
-    page.wait_for_function("() => document.getElementById('plot')?._shown?.[0]?.z?.length === 512")
+    page.wait_for_function("() => window.plotShown?.(document.getElementById('plot'))?.traces?.[0]?.z?.length === 512")
     drawn = page.evaluate(
         """async (url) => {
           const twin = await (await fetch(url, { headers: { Accept: 'application/json' } })).json();
-          const z = document.getElementById('plot')._shown[0].z;
+          const z = window.plotShown?.(document.getElementById('plot'))?.traces[0].z;
           return { rows: z.length, cols: z[0].length, same: JSON.stringify(Array.from(z, (row) => Array.from(row))) === JSON.stringify(twin.table) };
         }""",
         url,
@@ -118,7 +118,7 @@ def test_plotly_holds_the_pages_numbers_after_every_kind_of_redraw(page, base_ur
     mismatches = page.evaluate("""() => {
       const gd = document.getElementById('plot-planes');
       const out = [];
-      gd._shown.forEach((trace, i) => {
+      window.plotShown?.(gd)?.traces.forEach((trace, i) => {
         if (trace.mode === 'text') return;  // written as HTML over the plot
         const drawn = gd.data[i];
         for (const axis of ['x', 'y']) {
@@ -196,4 +196,4 @@ def test_a_heatmaps_axes_follow_every_move_of_its_length(page, base_url):
             arg=length,
             timeout=5000,
         )
-    assert not page.evaluate("() => document.getElementById('plot-scores')._userRanged?.size")
+    assert not page.evaluate("() => window.plotShown?.(document.getElementById('plot-scores'))?.zoomed.length")

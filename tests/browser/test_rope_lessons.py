@@ -146,7 +146,7 @@ def test_conventions_matrices_share_a_scale_centred_on_zero_at_equal_sizes(page,
         """() => {
           const el = document.getElementById('plot-matrices');
           return {
-            ranges: el._heatmaps.map((entry) => [entry.colour.zmin, entry.colour.zmax]),
+            ranges: window.plotShown?.(el)?.heatmaps.map((entry) => [entry.colour.zmin, entry.colour.zmax]),
             widths: [...el.querySelectorAll('svg image')].filter((image) => (image.getAttribute('href') || '').startsWith('blob:')).map((image) => image.getBoundingClientRect().width),
           };
         }"""

@@ -1,6 +1,7 @@
 // Axes: names and category ticks, 1-2-5 log ticks with full values, the explicit ranges every
 // autoranged axis gets, and the axis settings pages share (axis, offAxis, belowCorner).
 
+import { stateOf } from "./figure.js";
 import { sized } from "./layout.js";
 
 export function axisName(ref, letter) {
@@ -90,7 +91,7 @@ export function fixRanges(el, layout, traces) {
     const axisLayout = (layout[name] ||= {});
     if (Array.isArray(axisLayout.range) || axisLayout.autorange === "reversed" || axisLayout.matches || axisLayout.type === "category") continue;
     if (!e.numeric || !(e.lo <= e.hi)) continue;
-    const zoomed = el._userRanged?.has(name) && full?.[name]?.range;
+    const zoomed = stateOf(el)?.zoomed?.has(name) && full?.[name]?.range;
     axisLayout.range = zoomed ? [...full[name].range] : rangeOf(e, axisLayout, name.startsWith("x"));
     axisLayout.autorange = false;
   }

@@ -1,4 +1,5 @@
 import { COLORS } from "./colours.js";
+import { plotState } from "./figure.js";
 import { richText } from "./layout.js";
 
 // A plot's title and legend, as HTML beside it (above and below): they wrap on a phone and scale
@@ -7,7 +8,8 @@ import { richText } from "./layout.js";
 // redraws the plot after such a press.
 
 function chromeOf(el, onToggle) {
-  if (el._chrome) return el._chrome;
+  const state = plotState(el);
+  if (state.chrome) return state.chrome;
   const title = document.createElement("p");
   title.className = "plot-title";
   title.id = `${el.id || "plot"}-title`;
@@ -21,14 +23,14 @@ function chromeOf(el, onToggle) {
     const button = event.target.closest("button[data-trace]");
     if (!button) return;
     const name = button.dataset.trace;
-    const hidden = el._hiddenTraces || (el._hiddenTraces = new Set());
+    const hidden = state.hidden || (state.hidden = new Set());
     if (hidden.has(name)) hidden.delete(name);
     else hidden.add(name);
     button.setAttribute("aria-pressed", String(!hidden.has(name)));
-    el._chrome.onToggle();
+    state.chrome.onToggle();
   });
-  el._chrome = { title, legend, titleHtml: null, legendKey: null, onToggle };
-  return el._chrome;
+  state.chrome = { title, legend, titleHtml: null, legendKey: null, onToggle };
+  return state.chrome;
 }
 
 function swatch(trace, index) {
@@ -64,7 +66,7 @@ export function showChrome(el, title, items, onToggle) {
     chrome.title.hidden = !html;
     chrome.titleHtml = html;
   }
-  const hidden = el._hiddenTraces || new Set();
+  const hidden = plotState(el).hidden || new Set();
   const key = JSON.stringify([items, [...hidden]]);
   if (chrome.legendKey === key) return;
   chrome.legendKey = key;

@@ -1,5 +1,6 @@
 import { axisName, fixRanges, tidyLogAxes } from "./axes.js";
 import { legendItems } from "./chrome.js";
+import { stateOf } from "./figure.js";
 import { imageHeatmap, nativeHeatmap } from "./heatmap.js";
 import { annotationLabel, placeholder, traceLabels } from "./labels.js";
 import { baseLayout, merge, plotSize, textSize, textWidth, titleText } from "./layout.js";
@@ -47,11 +48,12 @@ export function compose(el, traces, pageLayout, forExport = false) {
   const items = legendItems(traces, pageLayout || {});
   layout.showlegend = false;
   layout.autosize = false;
-  if (el._resets) layout.uirevision = `${layout.uirevision}:${el._resets}`;
+  const state = stateOf(el) || {};
+  if (state.resets) layout.uirevision = `${layout.uirevision}:${state.resets}`;
   const size = plotSize(el);
   layout.width = Math.max(200, Math.round(size.width || 600));
   layout.height = Math.max(160, Math.round(size.height || 420));
-  const hidden = el._hiddenTraces || new Set();
+  const hidden = state.hidden || new Set();
   // (an exported picture has Plotly's legend, which shows the names whole)
   const nameLimit = forExport ? Infinity : Math.max(16, Math.floor(layout.width / textSize()));
   const drawn = [];

@@ -16,6 +16,7 @@
 import { legendItems, showChrome } from "./chrome.js";
 import { compose } from "./compose.js";
 import { exportFigure } from "./exports.js";
+import { plotState, stateOf } from "./figure.js";
 import { attachHover } from "./heatmap.js";
 import { showLabels } from "./labels.js";
 import { isPresenter, onPlotResize, plotSize, titleText } from "./layout.js";
@@ -54,18 +55,19 @@ const SHARP_BELOW = 400;
  */
 function paint(el, traces, layout, force = false) {
   const { width, height } = plotSize(el);
+  const state = plotState(el);
   const asked = { traces, layout, size: [width, height, isPresenter()] };
-  if (!force && el.data && el._asked && same(el._asked, asked)) {
+  if (!force && el.data && state.asked && same(state.asked, asked)) {
     showChrome(el, titleText(layout.title), legendItems(traces, layout), () => repaint(el));
     return Promise.resolve(el);
   }
   const figure = compose(el, traces, layout);
   showChrome(el, figure.title, figure.items, () => repaint(el));
-  el._asked = asked;
-  el._lastDraw = { traces, layout };
+  state.asked = asked;
+  state.last = { traces, layout };
   // What the plot shows, as the page gave it (heatmaps with their numbers): read by the tests.
-  el._shown = traces;
-  el._heatmaps = figure.heatmaps;
+  state.shown = traces;
+  state.heatmaps = figure.heatmaps;
   if (figure.heatmaps.length) attachHover(el);
   // Few cells on many pixels: sharp cell edges (the browser would blur an enlarged image).
   const sharp = figure.heatmaps.length > 0 && figure.heatmaps.every((entry) => entry.width < SHARP_BELOW && entry.height < SHARP_BELOW);
@@ -75,9 +77,9 @@ function paint(el, traces, layout, force = false) {
   const frames = framesOf(figure);
   const drawn = (!first && (heatmapSwap(el, figure, frames) || pointsMove(el, figure, frames))) || reactTo(el, figure, frames);
   // The object URLs of the images replaced are released once the new ones are up.
-  const old = el._sources || [];
+  const old = state.sources || [];
   const current = figure.heatmaps.map((entry) => entry.source);
-  el._sources = current;
+  state.sources = current;
   drawn.then(() => {
     old.forEach((url) => !current.includes(url) && URL.revokeObjectURL(url));
     showLabels(el, figure.labels);
@@ -88,7 +90,7 @@ function paint(el, traces, layout, force = false) {
     // An axis the reader zoomed or panned keeps that range through later redraws; a reset (double
     // click, the reset button) gives it back to the data.
     el.on?.("plotly_relayout", (change) => {
-      const zoomed = el._userRanged || (el._userRanged = new Set());
+      const zoomed = state.zoomed || (state.zoomed = new Set());
       for (const key of Object.keys(change || {})) {
         const match = /^([xy]axis\d*)\.range/.exec(key);
         if (match) zoomed.add(match[1]);
@@ -106,23 +108,25 @@ function reactTo(el, figure, frames) {
   const { transition, ...layout } = figure.layout;
   // Arrays equal to the ones drawn are handed back as the same objects: Plotly.react takes a new
   // array for new data, so this is how it learns which traces did not change.
-  const given = el._given ? keepUnchanged(el._given, { traces: figure.traces, layout }) : { traces: figure.traces, layout };
+  const state = plotState(el);
+  const given = state.given ? keepUnchanged(state.given, { traces: figure.traces, layout }) : { traces: figure.traces, layout };
   remember(el, given, frames);
   return Plotly.react(el, given.traces, given.layout, plotConfig());
 }
 
 /** The page's own ranges again, after a zoom or pan: the whole figure is handed to Plotly anew. */
 function resetAxes(el) {
-  el._userRanged?.clear();
+  const state = plotState(el);
+  state.zoomed?.clear();
   // a new uirevision: Plotly drops the zoom it keeps through redraws (compose.js)
-  el._resets = (el._resets || 0) + 1;
-  el._given = null;
+  state.resets = (state.resets || 0) + 1;
+  state.given = null;
   return repaint(el);
 }
 
 /** Draw the last figure again (the legend hid a curve; the plot changed size). */
 function repaint(el) {
-  const last = el._lastDraw;
+  const last = stateOf(el)?.last;
   return last ? paint(el, last.traces, last.layout, true) : Promise.resolve(el);
 }
 
@@ -138,10 +142,11 @@ function quietModeBar(el) {
 
 // A plot that changed size is drawn again at its new size (layout.js keeps the sizes).
 onPlotResize((el) => {
-  if (!el._lastDraw) return;
+  const last = stateOf(el)?.last;
+  if (!last) return;
   // the page is about to draw every figure for its new width (page.js redrawWhenPanelsRestack)
   if (el.closest("[data-restacking]")) return;
-  const { traces, layout } = el._lastDraw;
+  const { traces, layout } = last;
   // (a newer figure already waiting is kept: the last drawn one would bring back a stale view)
   if (inView.get(el) === false) { if (!pending.has(el)) pending.set(el, { traces, layout }); }
   else paint(el, traces, layout, true);
@@ -224,5 +229,5 @@ export function draw(el, traces, layout = {}) {
 
 /** What a plot shows, as the page gave it: traces with heatmaps' z (the numbers behind the pixels). */
 export function shownTraces(el) {
-  return el._lastDraw ? el._lastDraw.traces : [];
+  return stateOf(el)?.last?.traces || [];
 }

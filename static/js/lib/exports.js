@@ -1,4 +1,5 @@
 import { compose } from "./compose.js";
+import { stateOf } from "./figure.js";
 import { heatmapBitmap } from "./heatmap.js";
 import { textSize } from "./layout.js";
 
@@ -17,7 +18,7 @@ function dataUrl(bytes) {
  * heatmaps as embedded images (an exported SVG cannot reach the page's blob URLs).
  */
 export async function exportFigure(el, format, filename) {
-  const last = el._lastDraw;
+  const last = stateOf(el)?.last;
   if (!last) return;
   const figure = compose(el, last.traces, last.layout, true);
   const layout = { ...figure.layout };

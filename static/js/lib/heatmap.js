@@ -1,5 +1,6 @@
 import { axisName, categoryTicks } from "./axes.js";
 import { LUT_SIZE, MISSING_RGB, SEQUENTIAL, colourRange, lookupTable, niceStep, plotlyScale } from "./colours.js";
+import { plotState } from "./figure.js";
 import { pick, placeTip, tipOf } from "./hover.js";
 import { isPresenter, merge, richText } from "./layout.js";
 import { formatNumber } from "./numbers.js";
@@ -327,10 +328,11 @@ function cellAt(edges, value) {
 }
 
 export function attachHover(el) {
-  if (el._imageHover) return;
-  el._imageHover = true;
+  const state = plotState(el);
+  if (state.hover) return;
+  state.hover = true;
   el.addEventListener("mousemove", (event) => {
-    const entries = el._heatmaps || [];
+    const entries = state.heatmaps || [];
     const full = el._fullLayout;
     if (!entries.length || !full) return;
     const box = el.getBoundingClientRect();

@@ -8,12 +8,13 @@
 //   again (Plotly.animate without a redraw, its path for data that moves; with the page's
 //   transition, if it asked for one).
 // Each compares the new figure's frames (framesOf: the figure with what its path may change
-// cheaply taken out, computed once per draw) with those of the figure Plotly holds (`el._given`);
+// cheaply taken out, computed once per draw) with those of the figure Plotly holds (the plot's state: `given`, figure.js);
 // anything else differing is Plotly.react's work.  Each returns Plotly's promise, or null when it
 // does not apply.
 
 /* global Plotly */
 
+import { plotState, stateOf } from "./figure.js";
 import { same } from "./same.js";
 
 const AXIS = /^[xy]axis\d*$/;
@@ -62,7 +63,7 @@ function axisChanges(el, layout, last, changes) {
   for (const [key, value] of Object.entries(layout)) {
     if (!AXIS.test(key) || !value) continue;
     for (const attr of AXIS_MOVES) {
-      if (attr === "range" && el._userRanged?.has(key)) continue;
+      if (attr === "range" && stateOf(el)?.zoomed?.has(key)) continue;
       if (value[attr] !== undefined && !same(value[attr], last[key]?.[attr])) changes[`${key}.${attr}`] = value[attr];
     }
   }
@@ -85,7 +86,7 @@ function heatmapFrame(figure) {
 }
 
 export function heatmapSwap(el, figure, frames) {
-  const last = el._given;
+  const last = stateOf(el)?.given;
   if (frames.heatmap === null || !last || last.frames.heatmap !== frames.heatmap) return null;
   const layoutUpdate = axisChanges(el, figure.layout, last.layout, {});
   figure.layout.images.forEach((image, i) => {
@@ -122,7 +123,7 @@ function pointsFrame(figure) {
 }
 
 export function pointsMove(el, figure, frames) {
-  const last = el._given;
+  const last = stateOf(el)?.given;
   if (frames.points === null || !last || last.frames.points !== frames.points) return null;
   const axes = axisChanges(el, figure.layout, last.layout, {});
   // (tick labels a page sets itself are not something a move can carry)
@@ -158,5 +159,5 @@ export function framesOf(figure) {
 
 /** What Plotly holds after a draw (`given`), with its frames. */
 export function remember(el, given, frames) {
-  el._given = { traces: given.traces, layout: given.layout, frames };
+  plotState(el).given = { traces: given.traces, layout: given.layout, frames };
 }

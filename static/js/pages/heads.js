@@ -1,7 +1,8 @@
 // Real heads: SmolLM2-135M's attention pattern, pair energy, offset scores, head classes and surgery.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, SEQUENTIAL, axis, draw, plotSize, sized, textSize } from "../lib/plot.js";
+import { curves, heatmap } from "../lib/marks/index.js";
+import { COLORS, SEQUENTIAL, axis, plotSize, sized, textSize } from "../lib/plot.js";
 import { fmt, out } from "../lib/numbers.js";
 
 // A tick label is "index token", cut to what the fixed left margin holds beside the axis title
@@ -32,28 +33,28 @@ function drawPattern(id, data, z, title) {
   const stride = Math.max(1, Math.ceil(data.tokens.length / across));
   const colVals = index.filter((i) => i % stride === 0);
   const cols = { tickmode: "array", tickvals: colVals, ticktext: colVals.map(String) };
-  draw(id, [{ type: "heatmap", z, x: index, y: index, colorscale: SEQUENTIAL, zmin: 0, zmax: 1,
-    hovertemplate: "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>" }],
-  { title: { text: title }, xaxis: { ...axis("key token (index)"), ...cols },
+  heatmap(id, { z, x: index, y: index, scale: SEQUENTIAL, zmin: 0, zmax: 1,
+    hovertemplate: "query %{y}<br>key %{x}<br>weight %{z:.3f}<extra></extra>" },
+  { title, xaxis: { ...axis("key token (index)"), ...cols },
     yaxis: { ...axis("query token"), ...rows, autorange: "reversed" },
     // Beside the axis title, room for the eight characters of a row label on a screen.
     ...(window.innerWidth < 560 ? {} : { margin: { l: sized(100, 128) } }) });
 }
 
 function drawEnergy(data) {
-  const traces = data.layer_pair_energy.map((row, h) => ({
-    type: "scatter", mode: "lines+markers", name: `head ${h}`, x: data.theta, y: row,
-    line: { width: h === data.head ? 3 : 1, color: h === data.head ? COLORS[0] : undefined },
+  const series = data.layer_pair_energy.map((row, h) => ({
+    mode: "lines+markers", name: `head ${h}`, x: data.theta, y: row,
+    width: h === data.head ? 3 : 1, color: h === data.head ? COLORS[0] : undefined,
     hovertemplate: `head ${h}<br>θ %{x:.3g}<br>E %{y:.3g}<extra></extra>`,
   }));
-  draw("plot-energy", traces, { title: { text: `Energy per pair, layer ${data.layer}` },
+  curves("plot-energy", series, { title: `Energy per pair, layer ${data.layer}`,
     xaxis: { ...axis("θ_j (radians per token)"), type: "log" }, yaxis: axis("E_j = mean ‖q_j‖·‖k_j‖") });
 }
 
 function drawOffsets(data) {
-  draw("plot-offsets", [{ type: "scatter", mode: "lines", x: data.offset_scores.map((_, i) => i), y: data.offset_scores,
+  curves("plot-offsets", [{ x: data.offset_scores.map((_, i) => i), y: data.offset_scores,
     name: `head ${data.head}`, hovertemplate: "offset %{x}<br>mean score %{y:.3f}<extra></extra>" }],
-  { title: { text: "Mean score against offset" }, xaxis: axis("offset m − n"), yaxis: axis("mean score") });
+  { title: "Mean score against offset", xaxis: axis("offset m − n"), yaxis: axis("mean score") });
 }
 
 const progressBox = document.querySelector('[data-role="model-progress"]');

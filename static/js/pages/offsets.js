@@ -1,7 +1,8 @@
 // Score against offset: per-column min/max envelopes of s(Δ) for each base, marks where one hand returns.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth, offAxis, plotSize, sized, textWidth } from "../lib/plot.js";
+import { curves } from "../lib/marks/index.js";
+import { COLORS, axis, lineWidth, offAxis, plotSize, sized, textWidth } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 
 
@@ -143,10 +144,8 @@ startPage({
       const name = `base ${approx(curve.base)}`;
       if (curve.band_low) {
         traces.push(
-          { type: "scatter", mode: "lines", x, y: [...curve.band_low], line: { width: 0, color }, legendgroup: name, showlegend: false, hoverinfo: "skip" },
+          { x, y: [...curve.band_low], line: { width: 0, color }, legendgroup: name, showlegend: false, hoverinfo: "skip" },
           {
-            type: "scatter",
-            mode: "lines",
             x,
             y: [...curve.band_high],
             fill: "tonexty",
@@ -160,8 +159,6 @@ startPage({
       }
       traces.push(
         {
-          type: "scatter",
-          mode: "lines",
           x,
           y: [...curve.low],
           line: { width: lineWidth(1), color },
@@ -171,8 +168,6 @@ startPage({
           hovertemplate: `${name}<br>%{text}<br>min %{y:.6f}<extra></extra>`,
         },
         {
-          type: "scatter",
-          mode: "lines",
           x,
           y: [...curve.high],
           fill: "tonexty",
@@ -201,12 +196,10 @@ startPage({
     const xRange = data.spacing === "log" ? [Math.log10(first), Math.log10(last)] : [0, last];
     const { annotations, margin, unlabelled } = returnLabels(document.getElementById("plot-offsets"), marks, data.spacing, xRange);
     const listed = andList(marks.map((mark) => count(mark.delta)));
-    draw("plot-offsets", traces, {
-      title: {
-        text: `s(Δ) for ${data.content} content, d = ${data.head_dim}` +
-          (data.dropped_pairs ? `, p-RoPE: ${data.dropped_pairs} slowest pairs not rotating` : "") +
-          (unlabelled.length ? `<br>dotted: near returns at Δ = ${listed}; no room above the plot to label ${andList(unlabelled.map(count))}` : ""),
-      },
+    curves("plot-offsets", traces, {
+      title: `s(Δ) for ${data.content} content, d = ${data.head_dim}` +
+        (data.dropped_pairs ? `, p-RoPE: ${data.dropped_pairs} slowest pairs not rotating` : "") +
+        (unlabelled.length ? `<br>dotted: near returns at Δ = ${listed}; no room above the plot to label ${andList(unlabelled.map(count))}` : ""),
       xaxis: axis("offset Δ = n − m (tokens)", { range: xRange, ...(data.spacing === "log" ? { type: "log", exponentformat: "power" } : {}) }),
       yaxis: axis("score s(Δ)", offAxis()),
       shapes,

@@ -1,7 +1,8 @@
 // Score matrix: heatmap of s_mn (block means above 512 positions), Toeplitz and identity readouts.
 
 import { startPage } from "../lib/page.js";
-import { DIVERGING, axis, draw } from "../lib/plot.js";
+import { heatmap } from "../lib/marks/index.js";
+import { DIVERGING, axis } from "../lib/plot.js";
 import { approx, count, out } from "../lib/numbers.js";
 
 
@@ -62,27 +63,23 @@ startPage({
     const hover = data.block === 1
       ? "query m = %{y}<br>key n = %{x}<br>s = %{z:.10f}<extra></extra>"
       : `query block centred at %{y}<br>key block centred at %{x}<br>mean of ${data.block}×${data.block} cells: %{z:.10f}<extra></extra>`;
-    draw(
+    heatmap(
       "plot-scores",
-      [
-        {
-          type: "heatmap",
-          z: data.scores.map((row) => [...row]),
-          x: [...labels],
-          y: [...labels],
-          colorscale: DIVERGING,
-          colorbar: { title: { text: "score" } },
-          hovertemplate: hover,
-          hoverongaps: false,
-        },
-      ],
       {
-        title: {
-          text: `s<sub>mn</sub> for ${data.content} content, L = ${data.seq_len}, d = ${data.head_dim}, ${data.pairing} pairing` +
-            (data.causal ? ", causal" : "") + (data.theta_override !== "none" ? `, all θ = ${data.theta_override === "pi" ? "π" : "0"}` : ""),
-        },
-        xaxis: axis("key position n", { range: [-0.5, data.seq_len - 0.5], constrain: "domain" }),
-        yaxis: axis("query position m", { range: [data.seq_len - 0.5, -0.5], scaleanchor: "x", constrain: "domain" }),
+        z: data.scores.map((row) => [...row]),
+        x: [...labels],
+        y: [...labels],
+        scale: DIVERGING,
+        bar: "score",
+        hovertemplate: hover,
+        hoverongaps: false,
+      },
+      {
+        title: `s<sub>mn</sub> for ${data.content} content, L = ${data.seq_len}, d = ${data.head_dim}, ${data.pairing} pairing` +
+          (data.causal ? ", causal" : "") + (data.theta_override !== "none" ? `, all θ = ${data.theta_override === "pi" ? "π" : "0"}` : ""),
+        square: true,
+        xaxis: axis("key position n", { range: [-0.5, data.seq_len - 0.5] }),
+        yaxis: axis("query position m", { range: [data.seq_len - 0.5, -0.5] }),
       },
     );
     out(

@@ -2,7 +2,8 @@
 
 import { startPage } from "../lib/page.js";
 import { approx, out } from "../lib/numbers.js";
-import { COLORS, DIVERGING, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+import { curves, heatmap } from "../lib/marks/index.js";
+import { COLORS, DIVERGING, axis, fmt, lineWidth } from "../lib/plot.js";
 
 startPage({
   draw(data, state) {
@@ -11,40 +12,36 @@ startPage({
     if (state.plot === "curves") {
       const dims = state.dims.filter((c) => Number.isInteger(c) && c >= 0 && c < columns);
       const dropped = state.dims.filter((c) => !dims.includes(c));
-      draw(
+      curves(
         "plot",
         dims.map((c, i) => ({
-          type: "scatter",
-          mode: "lines",
           x: positions,
           y: data.table.map((row) => row[c]),
           name: `column ${c}: ${data.columns[c]}`,
-          line: { color: COLORS[i % COLORS.length], width: lineWidth(2) },
+          color: COLORS[i % COLORS.length],
+          width: lineWidth(2),
         })),
         {
-          title: { text: "Chosen columns along the positions" },
+          title: "Chosen columns along the positions",
           xaxis: axis("position p"),
           yaxis: axis("value", { range: [-1.1, 1.1] }),
         },
       );
       out("curve_note", dropped.length ? `Columns ${dropped.join(", ")} do not exist for d = ${data.dim}; they are not drawn.` : "");
     } else {
-      draw(
+      heatmap(
         "plot",
-        [
-          {
-            type: "heatmap",
-            z: data.table.map((row) => [...row]),
-            x: data.columns.map((label, c) => c),
-            y: positions,
-            colorscale: DIVERGING,
-            colorbar: { title: { text: "value" } },
-            customdata: data.table.map(() => data.columns),
-            hovertemplate: "position %{y}<br>column %{x} (%{customdata})<br>%{z:.6f}<extra></extra>",
-          },
-        ],
         {
-          title: { text: `Sinusoidal table (${data.layout})` },
+          z: data.table.map((row) => [...row]),
+          x: data.columns.map((label, c) => c),
+          y: positions,
+          scale: DIVERGING,
+          bar: "value",
+          customdata: data.table.map(() => data.columns),
+          hovertemplate: "position %{y}<br>column %{x} (%{customdata})<br>%{z:.6f}<extra></extra>",
+        },
+        {
+          title: `Sinusoidal table (${data.layout})`,
           xaxis: axis("column (dimension)"),
           yaxis: axis("position p", { autorange: "reversed" }),
         },

@@ -1,0 +1,46 @@
+// One plot's state, in one place: a WeakMap from the plot element to a plain object, so nothing
+// is written on the element itself (Plotly's own fields aside) and a plot removed from the page
+// takes its state with it.  Every module of the library that keeps something per plot keeps it
+// here, under the names below.
+//
+//   asked       what the page last asked for ({traces, layout, size}): an equal ask draws nothing
+//   last        the last figure as the page gave it ({traces, layout}): redraws, exports
+//   shown       the page's traces as drawn (heatmaps with their numbers): what the tests read
+//   heatmaps    the image heatmaps' entries (numbers, colour scale and range, pixels)
+//   given       what Plotly holds, with its frames (updates.js)
+//   sources     the object URLs of the images shown (released when replaced)
+//   resets      how many times the reader reset the axes (a new uirevision each time)
+//   zoomed      the axes the reader zoomed or panned (Set of names)
+//   hidden      the legend keys the reader hid (Set)
+//   chrome      the HTML title and legend beside the plot (chrome.js)
+//   hover       whether the image heatmaps' hover listener is attached
+//   mark        the mark that drew the plot, and what it keeps for its cheap update (marks/)
+
+const states = new WeakMap();
+
+/** The state of the plot `el` (created empty on first use). */
+export function plotState(el) {
+  let state = states.get(el);
+  if (!state) {
+    state = {};
+    states.set(el, state);
+  }
+  return state;
+}
+
+/** The state of `el` if it has any, else undefined (nothing is created). */
+export function stateOf(el) {
+  return el ? states.get(el) : undefined;
+}
+
+/**
+ * What a plot shows, for tests and tools: the page's traces (heatmaps with the numbers behind
+ * their image), the image heatmaps' entries and the axes the reader zoomed; null before a draw.
+ */
+export function plotShown(el) {
+  const state = stateOf(el);
+  if (!state || !state.shown) return null;
+  return { traces: state.shown, heatmaps: state.heatmaps || [], zoomed: [...(state.zoomed || [])] };
+}
+
+if (typeof window !== "undefined") window.plotShown = plotShown;

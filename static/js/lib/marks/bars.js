@@ -1,0 +1,32 @@
+// The bars mark: one bar per x, one Plotly bar trace per series.
+//
+//   bars(el, [{x, y, name, color, hovertemplate, text, ...}], {title, xaxis, yaxis, barmode, legend})
+//
+// Text given with a series is for the hover (the library does not write it on the bars unless
+// the series sets textposition).
+
+import { paintMark } from "./plotly.js";
+
+function barTrace(series) {
+  const trace = { type: "bar" };
+  for (const [key, value] of Object.entries(series)) if (key !== "color" && value !== undefined) trace[key] = value;
+  if (series.color !== undefined) trace.marker = { ...(series.marker || {}), color: series.color };
+  return trace;
+}
+
+/** The Plotly traces and layout of a bars mark (exported for the mark's test). */
+export function barsFigure(series, options = {}) {
+  const layout = {};
+  if (options.title !== undefined) layout.title = { text: options.title };
+  if (options.xaxis) layout.xaxis = { ...options.xaxis };
+  if (options.yaxis) layout.yaxis = { ...options.yaxis };
+  if (options.barmode) layout.barmode = options.barmode;
+  if (options.legend !== undefined) layout.showlegend = options.legend;
+  return { traces: series.map(barTrace), layout };
+}
+
+/** Draw or update a bars mark on `el` (an element or its id). */
+export function bars(el, series, options = {}) {
+  const { traces, layout } = barsFigure(series, options);
+  return paintMark(el, "bars", traces, layout);
+}
