@@ -1,11 +1,13 @@
-// A clock with many hands.  One request brings θ_j; the browser turns the hands: hand j points at
-// m·θ_j mod 2π (the same IEEE double multiply and remainder the server would do).  Playing advances
-// m on animation frames and writes it to the address at most four times a second (replaceState);
-// pausing or stepping writes it with pushState.
+// A clock with many hands.  One request brings θ_j; the browser turns the hands (the dials mark):
+// hand j points at m·θ_j mod 2π (the same IEEE double multiply and remainder the server would do).
+// Playing (the dials' player) advances m on animation frames and writes it to the address at most
+// four times a second (replaceState); pausing or stepping writes it with pushState.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, draw, isPresenter, lineWidth, panelGrid, plotSize, setPlotHeight, sized, squarePanels, textSize } from "../lib/plot.js";
+import { COLORS, draw, isPresenter, lineWidth, panelGrid, plotSize, squarePanels, textSize } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
+import { dials, player } from "../lib/marks/dials.js";
+import { table } from "../lib/marks/table.js";
 
 
 const TWO_PI = 2 * Math.PI;
@@ -20,98 +22,24 @@ function radians(value) {
   return `${approx(value, 6)} rad (${approx((value * 180) / Math.PI, 4)}°)`;
 }
 
-// ---- the dial grid ------------------------------------------------------------------------------
+// ---- the dials ----------------------------------------------------------------------------------
 
-// Dials at least this many pixels apart, so their labels never run into each other.
-function dialPixels() {
-  return sized(92, 140);
-}
-
-function layoutGrid(hands) {
-  const el = document.getElementById("plot-clock");
-  const fit = Math.floor((el ? plotSize(el).width : 900) / dialPixels());
-  const columns = Math.max(2, Math.min(16, fit, Math.ceil(Math.sqrt(2 * hands)) + 4));
-  const rows = Math.ceil(hands / columns);
-  const centres = [];
-  for (let j = 0; j < hands; j += 1) centres.push([j % columns, -Math.floor(j / columns) * 1.25]);
-  return { columns, rows, centres };
-}
-
-function clockTraces(data, position) {
-  const { centres } = layoutGrid(data.hands);
-  const ring = { x: [], y: [] };
-  const ticks = { x: [], y: [] };
-  const hands = { x: [], y: [], text: [] };
-  const labels = { x: [], y: [], text: [] };
-  const radius = 0.42;
-  centres.forEach(([cx, cy], j) => {
-    for (let i = 0; i <= 48; i += 1) {
-      const t = (TWO_PI * i) / 48;
-      ring.x.push(cx + radius * Math.cos(t));
-      ring.y.push(cy + radius * Math.sin(t));
-    }
-    ring.x.push(null);
-    ring.y.push(null);
-    ticks.x.push(cx + radius, cx + radius * 1.18, null);
-    ticks.y.push(cy, cy, null);
-    const angle = (position * data.inv_freq[j]) % TWO_PI;
-    hands.x.push(cx, cx + 0.9 * radius * Math.cos(angle), null);
-    hands.y.push(cy, cy + 0.9 * radius * Math.sin(angle), null);
-    const hover = `hand ${j}<br>θ ${equals(data.inv_freq[j], 6)} rad/token<br>period ${tokens(data.period[j])}` +
-      `<br>angle at m = ${position}: ${approx((angle * 180) / Math.PI, 6)}°`;
-    hands.text.push(hover, hover, "");
-    labels.x.push(cx);
-    labels.y.push(cy - radius - 0.16);
-    labels.text.push(`j=${j} · ${approx(data.period[j], 3)}`);
-  });
-  const presenterScale = lineWidth(1);
-  return [
-    { type: "scatter", mode: "lines", x: ring.x, y: ring.y, line: { color: "#c9c9d0", width: presenterScale }, hoverinfo: "skip", showlegend: false },
-    { type: "scatter", mode: "lines", x: ticks.x, y: ticks.y, line: { color: "#9a9aa2", width: presenterScale }, hoverinfo: "skip", showlegend: false },
-    {
-      type: "scatter",
-      mode: "lines",
-      x: hands.x,
-      y: hands.y,
-      text: hands.text,
-      hoverinfo: "text",
-      name: "hands",
-      line: { color: COLORS[0], width: lineWidth(2.5) },
-      showlegend: false,
-    },
-    {
-      type: "scatter",
-      mode: "text",
-      x: labels.x,
-      y: labels.y,
-      text: labels.text,
-      textfont: { size: sized(10, 16), color: "#333" },
-      hoverinfo: "skip",
-      showlegend: false,
-    },
-  ];
-}
-
+// Hand j points at m·θ_j mod 2π (the same IEEE double multiply and remainder the server would do).
 function drawClock(data, position) {
-  const { columns, rows } = layoutGrid(data.hands);
-  const el = document.getElementById("plot-clock");
-  // As tall as the rows of dials need at the width they get (the dials are round: equal axis scales).
-  // (and, on a projector, at least 60% of the window, like every plot there)
-  const natural = Math.round(20 + (rows * 1.25 + 0.1) * ((plotSize(el).width - 20) / columns));
-  const height = isPresenter() ? Math.max(natural, Math.round(0.62 * window.innerHeight)) : natural;
-  setPlotHeight(el, height);
-  draw("plot-clock", clockTraces(data, position), {
-    title: { text: `Position m = ${position}: ${data.hands} hands (label: pair j · period in tokens)` },
-    xaxis: { visible: false, range: [-0.6, columns - 0.4], fixedrange: true },
-    yaxis: { visible: false, range: [-(rows - 1) * 1.25 - 0.75, 0.6], scaleanchor: "x", fixedrange: true },
-    margin: { l: 10, r: 10, t: 10, b: 10 },
-    hovermode: "closest",
-    uirevision: "clock",
-    // The hands move on every frame of the animation: Plotly moves them without redrawing the dials.
-    transition: { duration: 0 },
-  });
+  const angles = data.inv_freq.map((theta) => (position * theta) % TWO_PI);
+  dials(
+    "plot-clock",
+    {
+      angles,
+      labels: data.period.map((period, j) => `j=${j} · ${approx(period, 3)}`),
+      hover: (j) =>
+        `hand ${j}<br>θ ${equals(data.inv_freq[j], 6)} rad/token<br>period ${tokens(data.period[j])}` +
+        `<br>angle at m = ${position}: ${approx((angles[j] * 180) / Math.PI, 6)}°`,
+    },
+    { title: `Position m = ${position}: ${data.hands} hands (label: pair j · period in tokens)`, uirevision: "clock" },
+  );
   out("position_now", String(position));
-  showAngles(data, position);
+  handRows(data, position);
   drawSlow(data, position);
 }
 
@@ -307,31 +235,19 @@ function drawAlias(data) {
   );
 }
 
-// One row per hand, built once per data; the angle column follows the position.
-let angleCells = [];
+// One row per hand; the angle column follows the position (the table mark rewrites only the cells
+// whose value changed, so a frame of the animation writes the angle column alone).
+const HAND_COLUMNS = [
+  { value: (_, j) => j },
+  { key: "theta", format: (v) => approx(v, 6) },
+  { key: "period", format: (v) => approx(v, 6) },
+  { key: "turns", format: (v) => approx(v, 5) },
+  { key: "angle", format: (v) => approx(v * (180 / Math.PI), 6) },
+];
 
-function handRows(data) {
-  const body = document.querySelector('[data-out="hand_rows"]');
-  if (!body) return;
-  angleCells = [];
-  const rows = data.inv_freq.map((theta, j) => {
-    const row = document.createElement("tr");
-    const values = [j, approx(theta, 6), approx(data.period[j], 6), approx(data.turns_in_context[j], 5), ""];
-    values.forEach((value, i) => {
-      const cell = document.createElement("td");
-      cell.textContent = String(value);
-      row.appendChild(cell);
-      if (i === values.length - 1) angleCells.push(cell);
-    });
-    return row;
-  });
-  body.replaceChildren(...rows);
-}
-
-function showAngles(data, position) {
-  data.inv_freq.forEach((theta, j) => {
-    if (angleCells[j]) angleCells[j].textContent = approx(((position * theta) % TWO_PI) * (180 / Math.PI), 6);
-  });
+function handRows(data, position) {
+  const rows = data.inv_freq.map((theta, j) => ({ theta, period: data.period[j], turns: data.turns_in_context[j], angle: (position * theta) % TWO_PI }));
+  table('[data-out="hand_rows"]', rows, HAND_COLUMNS);
 }
 
 function readouts(data) {
@@ -387,77 +303,26 @@ function aliasSentence(data) {
 // ---- animation ----------------------------------------------------------------------------------
 
 let latest = null; // {data, state}
-let current = 0; // the position drawn
 let synced = null; // the position last written to the page state / address
-let playing = false;
-let frameId = 0;
-let lastTime = null;
-let carry = 0;
-let lastSync = 0;
 
-// Hand the position to the page controller: it updates the state, the controls and the address.
-function sync(push) {
-  if (!page) return;
-  if (current !== synced) synced = current;
-  page.set("position", current, { finished: push });
-}
-
-function moveTo(position, push) {
-  current = Math.max(0, Math.min(MAX_POSITION, position));
-  if (latest) drawClock(latest.data, current);
-  sync(push);
-}
-
-function frame(now) {
-  if (!playing || !latest) return;
-  if (lastTime === null) lastTime = now;
-  const speed = Number(latest.state.speed);
+// Playing advances m on animation frames and hands it to the page controller (the state, the
+// controls and the address) four times a second; pausing or stepping hands it over as finished.
+const clock = player(document.querySelector(".transport"), {
+  attribute: "clock",
+  max: MAX_POSITION,
+  every: SYNC_MS,
+  ready: () => latest !== null,
   // An out-of-range speed typed into the box plays at the nearest allowed one (0.25 … 10000 tokens/s).
-  carry += ((now - lastTime) / 1000) * (Number.isFinite(speed) ? Math.min(10000, Math.max(0.25, speed)) : 2);
-  lastTime = now;
-  const steps = Math.floor(carry);
-  if (steps > 0) {
-    carry -= steps;
-    current = Math.min(MAX_POSITION, current + steps);
-    drawClock(latest.data, current);
-    if (current >= MAX_POSITION) {
-      setPlaying(false);
-      return;
-    }
-  }
-  if (now - lastSync >= SYNC_MS) {
-    lastSync = now;
-    sync(false);
-  }
-  frameId = requestAnimationFrame(frame);
-}
-
-function setPlaying(on) {
-  playing = on;
-  const button = document.querySelector('[data-clock="play"]');
-  if (button) {
-    button.setAttribute("aria-pressed", String(on));
-    button.textContent = on ? "Pause" : "Play";
-  }
-  cancelAnimationFrame(frameId);
-  if (on) {
-    lastTime = null;
-    carry = 0;
-    lastSync = performance.now();
-    frameId = requestAnimationFrame(frame);
-  } else {
-    sync(true);
-  }
-}
-
-document.querySelector(".transport")?.addEventListener("click", (event) => {
-  const button = event.target.closest("[data-clock]");
-  if (!button) return;
-  const action = button.dataset.clock;
-  if (action === "play") setPlaying(!playing);
-  else if (action === "step") moveTo(current + 1, true);
-  else if (action === "back") moveTo(current - 1, true);
-  else if (action === "reset") moveTo(0, true);
+  speed: () => {
+    const speed = Number(latest.state.speed);
+    return Number.isFinite(speed) ? Math.min(10000, Math.max(0.25, speed)) : 2;
+  },
+  show: (position) => drawClock(latest.data, position),
+  sync: (position, finished) => {
+    if (!page) return;
+    synced = position;
+    page.set("position", position, { finished });
+  },
 });
 
 let drawnFor = null; // the data and presenter mode the static parts were drawn for
@@ -468,17 +333,16 @@ const page = startPage({
     latest = { data, state };
     // A position that did not come from the animation (slider, Back/Forward, first paint) wins.
     if (first || state.position !== synced) {
-      current = Number.isInteger(state.position) ? state.position : 0;
-      synced = current;
+      clock.position = Number.isInteger(state.position) ? state.position : 0;
+      synced = clock.position;
     }
     // Only the clock depends on the position: the rest is redrawn when the data or the mode changes.
     const presenter = isPresenter();
     if (!drawnFor || drawnFor.data !== data || drawnFor.presenter !== presenter) {
       drawnFor = { data, presenter };
-      handRows(data);
       drawAlias(data);
       readouts(data);
     }
-    drawClock(data, current);
+    drawClock(data, clock.position);
   },
 });

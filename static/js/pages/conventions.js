@@ -3,23 +3,19 @@
 import { startPage } from "../lib/page.js";
 import { COLORS, DIVERGING, draw, fmt, lineWidth, panelGrid, plotSize, sized } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
+import { table } from "../lib/marks/table.js";
+
+const pairText = (pair) => `(${pair[0]}, ${pair[1]})`;
+const PAIR_COLUMNS = [
+  { key: "j" },
+  { key: "theta", format: (v) => fmt(v, 6) },
+  { key: "interleaved", format: pairText },
+  { key: "half", format: pairText },
+];
 
 function pairRows(data) {
-  const body = document.querySelector('[data-out="pair_rows"]');
-  if (!body) return;
-  body.replaceChildren(
-    ...data.pairs.map((j, i) => {
-      const row = document.createElement("tr");
-      const inter = data.interleaved_pairs[i];
-      const half = data.half_pairs[i];
-      for (const value of [j, fmt(data.inv_freq[i], 6), `(${inter[0]}, ${inter[1]})`, `(${half[0]}, ${half[1]})`]) {
-        const cell = document.createElement("td");
-        cell.textContent = String(value);
-        row.appendChild(cell);
-      }
-      return row;
-    }),
-  );
+  const rows = data.pairs.map((j, i) => ({ j, theta: data.inv_freq[i], interleaved: data.interleaved_pairs[i], half: data.half_pairs[i] }));
+  table('[data-out="pair_rows"]', rows, PAIR_COLUMNS);
 }
 
 function wiring(data) {

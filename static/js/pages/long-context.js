@@ -4,6 +4,7 @@
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
+import { table } from "../lib/marks/table.js";
 
 const ORDER = ["none", "linear", "ntk", "yarn", "dynamic"];
 const DASH = { none: "solid", linear: "dot", ntk: "dashdot", yarn: "solid", dynamic: "dash" };
@@ -31,24 +32,20 @@ function marks(data) {
   return { shapes, annotations };
 }
 
-function table(data) {
-  const body = document.querySelector('[data-out="means"]');
-  if (!body) return;
-  body.replaceChildren(
-    ...ORDER.filter((m) => m in data.loss).map((m) => {
-      const row = document.createElement("tr");
-      const L = data.trained_length.toLocaleString("en-US");
-      const window = `positions ${data.window_start.toLocaleString("en-US")}–${(data.window_end - 1).toLocaleString("en-US")}: ${fmt(data.mean_window[m], 4)}`;
-      const cells = [data.method_titles[m], parameters(data.methods[m]), `positions < ${L}: ${fmt(data.mean_before[m], 4)}`, `positions ≥ ${L}: ${fmt(data.mean_past[m], 4)}`, window];
-      cells.forEach((text, i) => {
-        const cell = document.createElement(i === 0 ? "th" : "td");
-        if (i === 0) cell.scope = "row";
-        cell.textContent = text;
-        row.appendChild(cell);
-      });
-      return row;
-    }),
-  );
+// One row per method shown: its name (the row's header), its parameters and three mean losses.
+const MEAN_COLUMNS = [{ key: "title", header: "row" }, { key: "parameters" }, { key: "before" }, { key: "past" }, { key: "window" }];
+
+function meansTable(data) {
+  const L = data.trained_length.toLocaleString("en-US");
+  const span = `positions ${data.window_start.toLocaleString("en-US")}–${(data.window_end - 1).toLocaleString("en-US")}`;
+  const rows = ORDER.filter((m) => m in data.loss).map((m) => ({
+    title: data.method_titles[m],
+    parameters: parameters(data.methods[m]),
+    before: `positions < ${L}: ${fmt(data.mean_before[m], 4)}`,
+    past: `positions ≥ ${L}: ${fmt(data.mean_past[m], 4)}`,
+    window: `${span}: ${fmt(data.mean_window[m], 4)}`,
+  }));
+  table('[data-out="means"]', rows, MEAN_COLUMNS);
 }
 
 startPage({
@@ -71,7 +68,7 @@ startPage({
       yaxis: axis("loss (nats)", { range: [-0.06 * top, 1.04 * top] }),
       ...marks(data),
     });
-    table(data);
+    meansTable(data);
     out("label", data.text_info.label);
     out("source", `${data.text_info.source}. Licence: ${data.text_info.license}`);
     out("trained", `${data.trained_length.toLocaleString("en-US")} tokens (this text: ${data.length.toLocaleString("en-US")}, s = ${data.length / data.trained_length})`);

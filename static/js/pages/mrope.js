@@ -4,6 +4,7 @@
 import { startPage } from "../lib/page.js";
 import { COLORS, SEQUENTIAL, axis, baseLayout, draw, fmt, isPresenter, lineWidth, narrowSpread, offAxis, panelGrid, plotSize, spreadPercent, textSize, textWidth } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
+import { table } from "../lib/marks/table.js";
 
 const AXIS_COLOR = { t: COLORS[0], h: COLORS[1], w: COLORS[2] };
 const TABLE_ROWS = 64;
@@ -201,25 +202,29 @@ function drawAngles(data) {
   });
 }
 
+// The listed tokens: index (the row's header), kind, patch, and the triple (t, h, w).
+const TOKEN_COLUMNS = [
+  { key: "i", header: "row" },
+  { key: "kind" },
+  { key: "patch" },
+  { key: "t" },
+  { key: "h" },
+  { key: "w" },
+];
+
 function fillTokens(data) {
-  const body = document.querySelector('[data-table="tokens"]');
-  if (!body) return;
   const seq = data.sequence;
   const n = seq.t.length;
   const picks = n <= TABLE_ROWS ? seq.t.map((_, i) => i) : [...Array(TABLE_ROWS - 8).keys(), ...Array.from({ length: 8 }, (_, k) => n - 8 + k)];
-  body.replaceChildren(
-    ...picks.map((i) => {
-      const tr = document.createElement("tr");
-      const cells = [String(i), seq.kind[i], seq.kind[i] === "text" ? "—" : `(${seq.frame[i]}, ${seq.row[i]}, ${seq.col[i]})`, seq.t[i], seq.h[i], seq.w[i]];
-      cells.forEach((cell, c) => {
-        const td = document.createElement(c === 0 ? "th" : "td");
-        if (c === 0) td.scope = "row";
-        td.textContent = String(cell);
-        tr.appendChild(td);
-      });
-      return tr;
-    }),
-  );
+  const rows = picks.map((i) => ({
+    i,
+    kind: seq.kind[i],
+    patch: seq.kind[i] === "text" ? "—" : `(${seq.frame[i]}, ${seq.row[i]}, ${seq.col[i]})`,
+    t: seq.t[i],
+    h: seq.h[i],
+    w: seq.w[i],
+  }));
+  if (!table('[data-table="tokens"]', rows, TOKEN_COLUMNS)) return;
   out("table_note", n > TABLE_ROWS ? `${TABLE_ROWS} of the ${n} tokens are listed (the first ${TABLE_ROWS - 8} and the last 8); the CSV export has them all.` : `All ${n} tokens.`);
 }
 

@@ -4,6 +4,7 @@
 import { startPage } from "../lib/page.js";
 import { COLORS, axis, draw, fmt, lineWidth, offAxis } from "../lib/plot.js";
 import { count } from "../lib/numbers.js";
+import { table } from "../lib/marks/table.js";
 
 const DASH = { float32: "solid", bfloat16: "dash", float16: "dot" };
 
@@ -37,6 +38,22 @@ function collisionCell(entry, seqLen) {
   return `${count(entry.first_collision)}${within ? " (within target)" : ""}`;
 }
 
+// One row per pair: j (the row's header), θ_j, then per dtype the first collision (the cell names
+// its dtype).  The columns are made once per dtype list and sequence length.
+let columnsFor = { key: "", columns: [] };
+function collisionColumns(dtypes, seqLen) {
+  const key = `${dtypes.join(",")}|${seqLen}`;
+  if (columnsFor.key !== key) {
+    const columns = [
+      { key: "pair", header: "row", data: { dtype: "" } },
+      { key: "inv_freq", format: (v) => fmt(v, 6), data: { dtype: "" } },
+      ...dtypes.map((d) => ({ value: (curve) => curve.dtypes[d], format: (entry) => collisionCell(entry, seqLen), data: { dtype: d } })),
+    ];
+    columnsFor = { key, columns };
+  }
+  return columnsFor.columns;
+}
+
 startPage({
   draw(data) {
     draw("plot-angle", curves(data, "angle_error_max"), {
@@ -49,23 +66,7 @@ startPage({
       xaxis: axis("position m"),
       yaxis: axis("score error", offAxis({ type: "log", exponentformat: "power" })),
     });
-    const body = document.querySelector('[data-out="collisions"]');
-    if (body) {
-      body.replaceChildren(
-        ...data.curves.map((curve) => {
-          const row = document.createElement("tr");
-          const cells = [String(curve.pair), fmt(curve.inv_freq, 6), ...data.dtypes.map((d) => collisionCell(curve.dtypes[d], data.seq_len))];
-          cells.forEach((text, i) => {
-            const cell = document.createElement(i === 0 ? "th" : "td");
-            if (i === 0) cell.scope = "row";
-            cell.textContent = text;
-            cell.dataset.dtype = i >= 2 ? data.dtypes[i - 2] : "";
-            row.appendChild(cell);
-          });
-          return row;
-        }),
-      );
-    }
+    table('[data-out="collisions"]', data.curves, collisionColumns(data.dtypes, data.seq_len));
     const over = data.curves[0].dtypes.float16.overflow_from;
     const note = document.querySelector('[data-out="overflow"]');
     if (note) {

@@ -3,23 +3,15 @@
 import { startPage } from "../lib/page.js";
 import { COLORS, DIVERGING, SEQUENTIAL, axis, belowCorner, draw, lineWidth } from "../lib/plot.js";
 import { approx, equals, out } from "../lib/numbers.js";
+import { table } from "../lib/marks/table.js";
 
-function fillRows(name, rows) {
-  const body = document.querySelector(`[data-table="${name}"]`);
-  if (!body) return;
-  body.replaceChildren(
-    ...rows.map((cells) => {
-      const tr = document.createElement("tr");
-      cells.forEach((cell, i) => {
-        const td = document.createElement(i === 0 ? "th" : "td");
-        if (i === 0) td.scope = "row";
-        td.textContent = cell;
-        tr.appendChild(td);
-      });
-      return tr;
-    }),
-  );
-}
+// The T5 bucket table: bucket (the row's header), its offsets, how many, its stand-in bias.
+const BUCKET_COLUMNS = [
+  { key: "bucket", header: "row" },
+  { value: (r) => (r.count === 0 ? "none" : r.low === r.high ? String(r.low) : `${r.low} … ${r.high}`) },
+  { key: "count" },
+  { key: "bias", format: (v) => approx(v) },
+];
 
 const SUPERSCRIPT = { "-": "⁻", ".": "·", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
 
@@ -252,14 +244,6 @@ startPage({
     const listed = alibi.slope_exponents.slice(0, 12).map((exponent) => power(exponent, false)).join(", ");
     out("alibi_slopes", alibi.num_heads > 12 ? `${listed}, … (${alibi.num_heads} heads)` : listed);
     out("alibi_head", `head ${alibi.head}: m ${equals(alibi.slopes[alibi.head])} = ${power(alibi.slope_exponents[alibi.head], false)}`);
-    fillRows(
-      "buckets",
-      t5.bucket_ranges.map((r) => [
-        String(r.bucket),
-        r.count === 0 ? "none" : r.low === r.high ? String(r.low) : `${r.low} … ${r.high}`,
-        String(r.count),
-        approx(t5.bucket_bias[r.bucket]),
-      ]),
-    );
+    table('[data-table="buckets"]', t5.bucket_ranges.map((r) => ({ ...r, bias: t5.bucket_bias[r.bucket] })), BUCKET_COLUMNS);
   },
 });

@@ -1,8 +1,9 @@
 // Rotation in the plane: original vectors (grey), rotated ones, the angle between them, in two panels.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth, panelGrid, sized, squarePanels } from "../lib/plot.js";
+import { COLORS, axis, draw, lineWidth, sized } from "../lib/plot.js";
 import { approx, equals, out } from "../lib/numbers.js";
+import { plane } from "../lib/marks/plane.js";
 
 const GREY = "#9a9aa2";
 
@@ -24,96 +25,29 @@ function gapSentence(data) {
   );
 }
 
-// One arrow from the origin as a line whose end carries an arrow-head marker.
-function arrow(vector, name, color, axes, { dash = "solid", width = 3, legend = true } = {}) {
-  return {
-    type: "scatter",
-    mode: "lines+markers",
-    x: [0, vector[0]],
-    y: [0, vector[1]],
-    name,
-    legendgroup: name,
-    showlegend: legend,
-    xaxis: axes[0],
-    yaxis: axes[1],
-    line: { color, width: lineWidth(width), dash },
-    marker: { symbol: "arrow", angleref: "previous", size: [0, lineWidth(width) * 4], color },
-    hovertemplate: `${name}<br>(%{x:.4f}, %{y:.4f})<extra></extra>`,
-  };
-}
-
-// The arc from direction a to a + sweep (degrees) at radius r, with the angle written at its middle.
-function arc(fromDeg, sweepDeg, radius, axes, label, legend) {
-  const steps = 40;
-  const xs = [];
-  const ys = [];
-  for (let i = 0; i <= steps; i += 1) {
-    const t = ((fromDeg + (sweepDeg * i) / steps) * Math.PI) / 180;
-    xs.push(radius * Math.cos(t));
-    ys.push(radius * Math.sin(t));
-  }
-  const mid = ((fromDeg + sweepDeg / 2) * Math.PI) / 180;
-  return [
-    {
-      type: "scatter",
-      mode: "lines",
-      x: xs,
-      y: ys,
-      name: "angle from R<sub>m</sub> q to R<sub>n</sub> k",
-      legendgroup: "arc",
-      showlegend: legend,
-      xaxis: axes[0],
-      yaxis: axes[1],
-      line: { color: COLORS[2], width: lineWidth(2) },
-      hoverinfo: "skip",
-    },
-    {
-      type: "scatter",
-      mode: "text",
-      x: [1.45 * radius * Math.cos(mid)],
-      y: [1.45 * radius * Math.sin(mid)],
-      text: [label],
-      textfont: { color: COLORS[2], size: lineWidth(7) * 2 },
-      showlegend: false,
-      xaxis: axes[0],
-      yaxis: axes[1],
-      hoverinfo: "skip",
-    },
-  ];
-}
-
-function unitCircle(radius, axes) {
-  const xs = [];
-  const ys = [];
-  for (let i = 0; i <= 120; i += 1) {
-    const t = (2 * Math.PI * i) / 120;
-    xs.push(radius * Math.cos(t));
-    ys.push(radius * Math.sin(t));
-  }
-  return {
-    type: "scatter",
-    mode: "lines",
-    x: xs,
-    y: ys,
-    showlegend: false,
-    xaxis: axes[0],
-    yaxis: axes[1],
-    line: { color: "#e0e0e6", width: 1 },
-    hoverinfo: "skip",
-  };
-}
-
 // Lengths go up to 3 (the sliders' maximum); 1.15 leaves room round the unit circle.
 const REACHES = [1.15, 1.65, 2.2, 3.3];
 
-function panelTraces(data, panel, axes, legend) {
-  const traces = [unitCircle(1, axes)];
-  traces.push(arrow(data.q, "q (before rotation)", GREY, axes, { dash: "dot", width: 2, legend }));
-  traces.push(arrow(data.k, "k (before rotation)", GREY, axes, { dash: "dash", width: 2, legend }));
-  traces.push(arrow(panel.q_rot, "R<sub>m</sub> q (rotated query)", COLORS[0], axes, { legend }));
-  traces.push(arrow(panel.k_rot, "R<sub>n</sub> k (rotated key)", COLORS[1], axes, { legend }));
-  traces.push(...arc(panel.q_direction, panel.angle, 0.3, axes, `${approx(panel.angle_between, 4)}°`, legend));
-  return traces;
+// One panel of the planes: q and k before rotation (grey), the rotated query and key, the angle
+// from the rotated query to the rotated key.
+function panelOf(data, panel, caption) {
+  return {
+    caption,
+    arrows: [
+      { vector: data.q, name: "q (before rotation)", color: GREY, dash: "dot", width: 2 },
+      { vector: data.k, name: "k (before rotation)", color: GREY, dash: "dash", width: 2 },
+      { vector: panel.q_rot, name: "R<sub>m</sub> q (rotated query)", color: COLORS[0] },
+      { vector: panel.k_rot, name: "R<sub>n</sub> k (rotated key)", color: COLORS[1] },
+    ],
+    angle: {
+      from: panel.q_direction,
+      sweep: panel.angle,
+      radius: 0.3,
+      label: `${approx(panel.angle_between, 4)}°`,
+      name: "angle from R<sub>m</sub> q to R<sub>n</sub> k",
+      color: COLORS[2],
+    },
+  };
 }
 
 startPage({
@@ -123,27 +57,19 @@ startPage({
     // arrow visibly grows against fixed axes (and the axes are not redrawn on each move).
     const longest = 1.1 * Math.max(data.q_len, data.k_len);
     const reach = REACHES.find((r) => r >= longest) ?? longest;
-    const square = (domain, anchor) => ({
-      domain,
-      range: [-reach, reach],
-      zeroline: true,
-      zerolinecolor: "#c8c8cc",
-      showgrid: false,
-      constrain: "domain",
-      ...(anchor ? { scaleanchor: anchor, scaleratio: 1 } : {}),
-    });
-    const grid = panelGrid("plot-planes", 2, 0.08);
-    const [leftLabel, rightLabel] = [`positions m = ${left.m}, n = ${left.n}`, `shifted by k = ${data.shift}: m = ${right.m}, n = ${right.n}`];
-    draw(
+    plane(
       "plot-planes",
-      [...panelTraces(data, left, ["x", "y"], true), ...panelTraces(data, right, ["x2", "y2"], false)],
       {
-        title: { text: `θ ${equals(data.theta, 6, " rad")} (${approx(data.theta_degrees, 5)}°) per token, offset n − m = ${data.offset}` },
-        ...squarePanels(grid, square, [leftLabel, rightLabel], { captionAt: "top" }),
+        panels: [
+          panelOf(data, left, `positions m = ${left.m}, n = ${left.n}`),
+          panelOf(data, right, `shifted by k = ${data.shift}: m = ${right.m}, n = ${right.n}`),
+        ],
+      },
+      {
+        title: `θ ${equals(data.theta, 6, " rad")} (${approx(data.theta_degrees, 5)}°) per token, offset n − m = ${data.offset}`,
+        reach,
         // Room on the left for the left panel's y ticks ("−0.5" is about 2.4 em wide), at either type size.
         margin: { t: 44, l: sized(40, 72), r: 20, b: sized(30, 40) },
-        // The arrows turn as m moves: Plotly moves them without redrawing the planes.
-        transition: { duration: 0 },
       },
     );
 

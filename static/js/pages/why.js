@@ -3,26 +3,21 @@
 import { startPage } from "../lib/page.js";
 import { COLORS, DIVERGING, axis, draw, panelGrid, sized } from "../lib/plot.js";
 import { approx, equals, out } from "../lib/numbers.js";
+import { table } from "../lib/marks/table.js";
 
 const NAMES = { none: "no position", learned: "learned table", sinusoidal: "sinusoidal", rope: "RoPE" };
 
-function fillRows(name, rows, header = false) {
-  const body = document.querySelector(`[data-table="${name}"]`);
-  if (!body) return;
-  body.replaceChildren(
-    ...rows.map((cells) => {
-      const tr = document.createElement("tr");
-      cells.forEach((cell, i) => {
-        const td = document.createElement(header || i === 0 ? "th" : "td");
-        if (header) td.scope = "col";
-        else if (i === 0) td.scope = "row";
-        td.textContent = cell;
-        tr.appendChild(td);
-      });
-      return tr;
-    }),
-  );
-}
+// The tables: the size of each scheme's difference, and the two outputs component by component
+// (heading row in the <thead>, one row per component).  Numbers are written in full (String).
+const NORM_COLUMNS = [
+  { key: "name", header: "row" },
+  { key: "diff_norm" },
+  { key: "max_abs_diff" },
+  { key: "identical", format: (yes) => (yes ? "yes" : "no") },
+];
+const VECTOR_KEYS = ["c", "none_out", "none_other", "none_diff", "out", "other", "diff"];
+const HEAD_COLUMNS = VECTOR_KEYS.map((_, c) => ({ value: (labels) => labels[c], header: "col" }));
+const VECTOR_COLUMNS = VECTOR_KEYS.map((key, c) => (c === 0 ? { key, header: "row" } : { key }));
 
 function vectorPlot(id, data, scheme, key) {
   const components = Array.from({ length: data.dim }, (_, c) => c);
@@ -109,25 +104,24 @@ startPage({
         : "no word repeats in this sentence",
     );
 
-    fillRows(
-      "norms",
-      data.positions.map((p) => {
-        const s = data.schemes[p];
-        return [NAMES[p], String(s.diff_norm), String(s.max_abs_diff), s.identical ? "yes" : "no"];
-      }),
+    table(
+      '[data-table="norms"]',
+      data.positions.map((p) => ({ name: NAMES[p], ...data.schemes[p] })),
+      NORM_COLUMNS,
     );
-    fillRows("vectors-head", [["component", "no position, sentence", "reordered", "difference", `${NAMES[key]}, sentence`, "reordered", "difference"]], true);
-    fillRows(
-      "vectors",
-      Array.from({ length: data.dim }, (_, c) => [
-        String(c),
-        String(none.out[c]),
-        String(none.other_out[c]),
-        String(none.diff[c]),
-        String(chosen.out[c]),
-        String(chosen.other_out[c]),
-        String(chosen.diff[c]),
-      ]),
+    table('[data-table="vectors-head"]', [["component", "no position, sentence", "reordered", "difference", `${NAMES[key]}, sentence`, "reordered", "difference"]], HEAD_COLUMNS);
+    table(
+      '[data-table="vectors"]',
+      Array.from({ length: data.dim }, (_, c) => ({
+        c,
+        none_out: none.out[c],
+        none_other: none.other_out[c],
+        none_diff: none.diff[c],
+        out: chosen.out[c],
+        other: chosen.other_out[c],
+        diff: chosen.diff[c],
+      })),
+      VECTOR_COLUMNS,
     );
   },
 });
