@@ -345,7 +345,7 @@ def parse_wrk(output: str) -> dict:
     match = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     result["non_2xx_3xx"] = int(match.group(1)) if match else 0
     match = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
-    result["socket_errors"] = dict(zip(("connect", "read", "write", "timeout"), map(int, match.groups()))) if match else {}
+    result["socket_errors"] = dict(zip(("connect", "read", "write", "timeout"), map(int, match.groups()), strict=True)) if match else {}
     result["errors"] = result["non_2xx_3xx"] + sum(result["socket_errors"].values())
     return result
 

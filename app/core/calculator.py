@@ -37,7 +37,11 @@ from functools import lru_cache
 import numpy as np
 
 from app.core import men_table
-from app.core.base_grid import GRID_DECADES, GRID_SIZE, PER_DECADE, grid_index_at_least, grid_step, grid_value, grid_values
+from app.core.base_grid import GRID_SIZE, grid_value, grid_values
+
+# the grid's index and step are part of this module's answer vocabulary (app/views/calculator.py)
+from app.core.base_grid import grid_index_at_least as grid_index_at_least
+from app.core.base_grid import grid_step as grid_step
 from app.core.decimate import column_envelope
 from app.core.frequencies import inverse_frequencies
 
@@ -220,7 +224,7 @@ def _finish(head_dim: int, limit: int, rows, scanned: dict[int, int], exhausted:
         else:
             found = MarginScan(inverse_frequencies(head_dim, grid_values(before, before + 1))[0]).first_negative(0, limit)
             previous.append(-1 if found is None else found)
-    as_array = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
+    as_array = lambda values: np.array(values, dtype=np.int64)
     return Records(
         head_dim=head_dim,
         limit=limit,

@@ -61,7 +61,7 @@ def write(path: Path, limit: int, records: dict[int, dict], header: str) -> None
     lines = [f"# {line}".rstrip() for line in header.strip().splitlines()] + [f"# limit: {limit}", ",".join(COLUMNS)]
     for d in sorted(records):
         entry = records[d]
-        for row in zip(entry["index"], entry["reach"], entry["previous_fails_at"]):
+        for row in zip(entry["index"], entry["reach"], entry["previous_fails_at"], strict=True):
             lines.append(",".join(str(int(v)) for v in (d, *row)))
     path.write_text("\n".join(lines) + "\n", encoding="ascii")
 

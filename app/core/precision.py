@@ -267,7 +267,7 @@ def error_envelopes(length: int, inv_freqs, columns: int, dtypes: tuple[str, ...
     theta32 = [np.float32(t) for t in thetas]
     # float32 products m·θ32 are exact, so e = 0, when θ32 = θ is a power of two and m < 2^24
     # (θ_0 = b^0 = 1 for every base).
-    exact32 = [float(t32) == t and math.frexp(t)[0] == 0.5 and length <= 1 << 24 for t, t32 in zip(thetas, theta32)]
+    exact32 = [float(t32) == t and math.frexp(t)[0] == 0.5 and length <= 1 << 24 for t, t32 in zip(thetas, theta32, strict=True)]
     ck_sk = [np.stack([np.cos(k * t), np.sin(k * t)]) for t in thetas]  # (2, width) each
     angle32, score32 = np.empty((n, ncol)), np.full((n, ncol), np.nan)
     half = {dtype: [run.angle_envelope(t) for t in thetas] for dtype, run in runs.items()}  # (envelope, cos per run, live until)

@@ -146,13 +146,13 @@ def rope_case(case_id, cfg, seq_len, reference="ROPE_INIT_FUNCTIONS"):
     if reference == "ROPE_INIT_FUNCTIONS":
         fn = ROPE_INIT_FUNCTIONS[rope_type]
         module_cls = modeling_llama.LlamaRotaryEmbedding
-        call = lambda c: fn(c, None, seq_len=seq_len)  # noqa: E731
+        call = lambda c: fn(c, None, seq_len=seq_len)
     elif reference == "LlamaRotaryEmbedding.compute_default_rope_parameters":
         module_cls = modeling_llama.LlamaRotaryEmbedding
-        call = lambda c: module_cls.compute_default_rope_parameters(c)  # noqa: E731
+        call = lambda c: module_cls.compute_default_rope_parameters(c)
     elif reference == "GPTNeoXRotaryEmbedding.compute_default_rope_parameters":
         module_cls = modeling_gpt_neox.GPTNeoXRotaryEmbedding
-        call = lambda c: module_cls.compute_default_rope_parameters(c)  # noqa: E731
+        call = lambda c: module_cls.compute_default_rope_parameters(c)
     else:
         raise ValueError(reference)
     try:
@@ -544,7 +544,7 @@ def gen_alibi():
         mpt_slopes = -mpt[:, 0, 0]
         paper = paper_get_slopes(n)
         a, b, c = f64(bloom_slopes), f64(mpt_slopes), paper
-        for x, y, z in zip(a, b, c):
+        for x, y, z in zip(a, b, c, strict=True):
             if not (abs(x - z) <= 1e-6 * abs(z) and abs(y - z) <= 1e-6 * abs(z)):
                 raise AssertionError("ALiBi slopes disagree for n=%d: bloom=%r mpt=%r paper=%r" % (n, x, y, z))
         assert len(a) == len(b) == len(c) == n
@@ -864,7 +864,7 @@ def gen_mrope():
     rng = np.random.default_rng(4242)
     sample = cases[0]["position_ids"]
     for reference, head_dim, base, section in MROPE_ROTARY:
-        positions = [list(col) for col in zip(*sample)] + MROPE_EXTRA_POSITIONS
+        positions = [list(col) for col in zip(*sample, strict=True)] + MROPE_EXTRA_POSITIONS
         rope_parameters = {"rope_type": "default", "rope_theta": base, "mrope_section": section}
         if reference == "qwen2_vl":
             config = Qwen2VLTextConfig(hidden_size=4 * head_dim, num_attention_heads=4, rope_parameters=rope_parameters)
