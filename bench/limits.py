@@ -209,7 +209,7 @@ def _filler(items: dict[str, Any], current) -> Any:
         low = int(_lower(items))
         high = _upper(items)
         return lambda n: [min(low + i, int(high)) if high is not None else low + i for i in range(n)]
-    first = list(current)[0] if current else (1.0 if items.get("type") == "number" else items.get("enum", ["a"])[0])
+    first = next(iter(current)) if current else (1.0 if items.get("type") == "number" else items.get("enum", ["a"])[0])
     return lambda n: [first] * n
 
 

@@ -93,7 +93,7 @@ def main() -> None:
         "rope_layout": "adjacent pairs (x[2i], x[2i+1]) turn at theta_i = base**(-2i/head_dim)",
         "texts": [],
     }
-    for tid, label, text, ids in items:
+    for tid, label, _text, ids in items:
         res = gguf_llama.forward(model, ids)
         q = np.stack([res["q"][i] for i in LAYERS]).astype(np.float16)
         k = np.stack([res["k"][i] for i in LAYERS]).astype(np.float16)

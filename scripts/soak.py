@@ -72,7 +72,7 @@ def _spread(prop: dict, count: int) -> list:
     for point in points:
         if step:
             point = round(point / step) * step
-        point = int(round(point)) if integer else float(f"{point:.4g}")
+        point = round(point) if integer else float(f"{point:.4g}")
         out.append(point)
     return out
 
@@ -258,13 +258,13 @@ def ensure_wrk() -> str:
 
 
 def start_server(port: int, workers: int, log_path: Path) -> subprocess.Popen:
-    log = open(log_path, "wb")
-    return subprocess.Popen(
-        [sys.executable, "-m", "app", "--host", HOST, "--port", str(port), "--workers", str(workers), "--log-level", "info"],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    with open(log_path, "wb") as log:  # the server writes its own copy
+        return subprocess.Popen(
+            [sys.executable, "-m", "app", "--host", HOST, "--port", str(port), "--workers", str(workers), "--log-level", "info"],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
 
 
 def wait_healthy(base: str, process: subprocess.Popen, timeout: float = 120) -> None:

@@ -216,7 +216,7 @@ def smallest_base_records(head_dim: int, limit: int, budget: int | None = None) 
 def _finish(head_dim: int, limit: int, rows, scanned: dict[int, int], exhausted: bool) -> Records:
     """The first failing m of each record's grid predecessor (scanned now unless it was)."""
     previous = []
-    for index, _, before in rows:
+    for _, _, before in rows:
         if before < 0:
             previous.append(-1)
         elif before in scanned:
@@ -332,8 +332,8 @@ def smallest_base_witnesses(head_dim: int, length: int) -> list[int]:
         records = _live_records(head_dim, length, LIVE_BUDGET)
     if records is None:
         return []
-    values = set(int(v) for v in records.reach if 0 <= v < length)
-    values |= set(int(v) for v in records.previous_fails_at if 0 <= v < length)
+    values = {int(v) for v in records.reach if 0 <= v < length}
+    values |= {int(v) for v in records.previous_fails_at if 0 <= v < length}
     return sorted(values)[-32:]
 
 

@@ -205,8 +205,8 @@ def next_token_loss(
     ids = np.asarray(ids, dtype=np.int64)
     T = len(ids)
     x = None
-    for _, _, x in _layers(model, ids, inv_freq, attention_factor, block, progress):
-        pass
+    for _, _, hidden in _layers(model, ids, inv_freq, attention_factor, block, progress):
+        x = hidden  # the last layer's output
     h = _rms(x, model.out_norm, model.config.rms_eps)
     loss = np.empty(T - 1, dtype=np.float64)
     for a in range(0, T - 1, chunk):

@@ -170,7 +170,7 @@ def _settings_dicts(cfg: dict[str, Any], model_type: str | None, raw: dict[str, 
     labels = LAYER_TYPE_LABELS | {label for label in declared if isinstance(label, str)}
     nested = [key for key, value in raw.items() if key in labels and (isinstance(value, dict) or value is None)]
     if nested:
-        for key, value in raw.items():
+        for key in raw:
             if key not in nested:
                 notes.append(f"{source}.{key} is ignored: the dict is per layer type ({', '.join(nested)}).")
         return [(key, dict(raw[key] or {}), f"{source}.{key}") for key in nested if raw[key] is not None]

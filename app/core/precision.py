@@ -147,7 +147,7 @@ def first_collision(inv_freq: float, dtype: str, limit: int) -> int | None:
 
     answer_if_none = position_collision if position_collision < limit else None
     stop = min(limit, position_collision)  # candidates m < stop; m = 2^24 is the position collision
-    mantissa, exponent = math.frexp(theta)
+    mantissa, _exponent = math.frexp(theta)
     K = int(mantissa * (1 << 24))  # θ32 = K·2^(exponent − 24), exactly
     if K == 1 << 23:
         return answer_if_none

@@ -7,7 +7,7 @@ import json
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from app.main import create_app  # noqa: F401
+from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
 from tests.browser.helpers import ALL_PLOTS_DRAWN, DRAW_PENDING_JS, TRACES_JS, draw_pending
 
