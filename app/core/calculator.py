@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -277,7 +278,7 @@ def _live_records(head_dim: int, length: int, budget: int) -> Records | None:
         return None
 
 
-def smallest_base(head_dim: int, length: int, budget: int = LIVE_BUDGET) -> dict:
+def smallest_base(head_dim: int, length: int, budget: int = LIVE_BUDGET) -> dict[str, Any]:
     """The smallest grid base that passes ``length`` (see the module docstring).
 
     Returns ``{"base", "source", "reason", "previous_base", "previous_fails_at",
@@ -345,7 +346,7 @@ LARGER_BUDGET = 1 << 23
 
 
 def search_larger_failing_base(head_dim: int, length: int, smallest_index: int, steps: int = LARGER_STEPS,
-                               window: int = LARGER_WINDOW, budget: int = LARGER_BUDGET) -> dict:
+                               window: int = LARGER_WINDOW, budget: int = LARGER_BUDGET) -> dict[str, Any]:
     """Look for a grid value above the smallest base that fails ``length``.
 
     Passing bases are not an interval, so one usually exists close above.  The candidates, the
@@ -417,7 +418,7 @@ def search_larger_failing_base(head_dim: int, length: int, smallest_index: int, 
     return {"found": found, "tried": tried, "scanned": scanned, "statement": statement}
 
 
-def larger_failing_base(head_dim: int, length: int, smallest_index: int, **bounds) -> dict | None:
+def larger_failing_base(head_dim: int, length: int, smallest_index: int, **bounds) -> dict[str, Any] | None:
     """``{"base", "fails_at"}`` of :func:`search_larger_failing_base`, or None."""
     return search_larger_failing_base(head_dim, length, smallest_index, **bounds)["found"]
 
@@ -428,7 +429,7 @@ def larger_failing_base(head_dim: int, length: int, smallest_index: int, **bound
 VERDICT_BUDGET = 1 << 26
 
 
-def base_verdict(base: float, head_dim: int, length: int, budget: int = VERDICT_BUDGET) -> dict:
+def base_verdict(base: float, head_dim: int, length: int, budget: int = VERDICT_BUDGET) -> dict[str, Any]:
     """Does ``base`` pass ``length``?  ``{"passes", "first_failing_m", "checked"}``: ``passes`` is
     None when the distances below ``length`` are more than ``budget``/(d/2) and no failure was
     found among the first ``checked`` of them."""
@@ -448,7 +449,7 @@ def margin_curve(base: float, head_dim: int, length: int) -> np.ndarray:
     return np.concatenate([scan.block(m0, min(step, length - m0)) for m0 in range(0, length, step)]) if length else np.zeros(0)
 
 
-def margin_envelope(base: float, head_dim: int, length: int, starts: np.ndarray) -> dict:
+def margin_envelope(base: float, head_dim: int, length: int, starts: np.ndarray) -> dict[str, Any]:
     """Min and max of B_m over each column [starts[c], starts[c+1]) of m < length, with the
     smallest value and its m, and the first m with B_m < 0 by the definition (None: none)."""
     scan = MarginScan(inverse_frequencies(head_dim, base))
@@ -471,7 +472,7 @@ def margin_envelope(base: float, head_dim: int, length: int, starts: np.ndarray)
     }
 
 
-def verdict_from(base: float, head_dim: int, length: int, shown: int, first_failing_m: int | None) -> dict:
+def verdict_from(base: float, head_dim: int, length: int, shown: int, first_failing_m: int | None) -> dict[str, Any]:
     """The direct verdict on ``base`` for ``length`` when B_m is already known for m < ``shown``
     (its first failing m there, or None): ``{"passes", "first_failing_m", "checked"}`` as
     :func:`base_verdict`, reading on from ``shown`` within :data:`VERDICT_BUDGET` (distance, pair)

@@ -15,6 +15,7 @@ frequency the model really gives it. ``rope_adjacent`` applies exactly that rota
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -161,7 +162,7 @@ def forward(
     inv_freq=None,
     attention_factor: float = 1.0,
     block: int | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Run the model on token ids. Returns logits (T, vocab) (None when ``logits`` is false) and, per
     layer, pre-rotation q (H, T, d) and k (Hk, T, d) when ``keep_qk``, and the hidden state after it.
 

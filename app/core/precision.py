@@ -15,6 +15,7 @@ to bfloat16 equals a correctly rounded bfloat16 multiply.  The reference is floa
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -220,7 +221,7 @@ _COS_SLACK = 4e-15
 _CHUNK = 1 << 15  # positions per block of rows (≈ 256 KB per float64 temporary)
 
 
-def error_envelopes(length: int, inv_freqs, columns: int, dtypes: tuple[str, ...] = DTYPES) -> list[dict[str, dict]]:
+def error_envelopes(length: int, inv_freqs, columns: int, dtypes: tuple[str, ...] = DTYPES) -> list[dict[str, dict[str, Any]]]:
     """Per-column largest angle error |φ̃(m) − m·θ| and score error |cos φ̃(m) − cos(m·θ)| over
     positions 0 … length−1, for each θ in ``inv_freqs``, split into the columns of
     ``rope.block_partition(length, columns)``.
@@ -313,9 +314,9 @@ def error_envelopes(length: int, inv_freqs, columns: int, dtypes: tuple[str, ...
                     value = np.abs(c.ravel()[flat] - np.cos(x.ravel()[flat]))
                 _row_max(flat, w, value, envelope["score"][r0 : r0 + live])
 
-    results: list[dict[str, dict]] = []
+    results: list[dict[str, dict[str, Any]]] = []
     for t in range(n):
-        out: dict[str, dict] = {}
+        out: dict[str, dict[str, Any]] = {}
         for dtype in run_dtypes:
             envelope = half[dtype][t][0]
             score = envelope["score"]
@@ -402,7 +403,7 @@ class _Runs:
         index = np.cumsum(marks, out=marks)
         return lambda per_run: per_run[index]
 
-    def angle_envelope(self, theta: float) -> tuple[dict, np.ndarray, int]:
+    def angle_envelope(self, theta: float) -> tuple[dict[str, Any], np.ndarray, int]:
         """Column maxima of |φ̃ − m·θ| (largest at an end of each piece), cos φ̃ of every run, and the
         first position whose angle is not finite (length if none)."""
         run_angle = angles_in(self.start.astype(np.float64), theta, self.dtype)
