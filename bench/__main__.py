@@ -18,10 +18,11 @@ SECTIONS = ("server", "heads", "browser", "navigation", "load", "fuzz")
 def machine() -> str:
     cpu = ""
     try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
     except OSError:
         pass
     try:

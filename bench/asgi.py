@@ -43,10 +43,13 @@ def clear_caches() -> int:
                 if getattr(value, "__module__", "") == name and not getattr(value, "per_process", False):
                     value.cache_clear()
                     cleared += 1
-            elif not isinstance(value, type) and all(callable(getattr(value, m, None)) for m in ("get", "put", "clear")):
-                if type(value).__module__ == name:
-                    value.clear()
-                    cleared += 1
+            elif (
+                not isinstance(value, type)
+                and all(callable(getattr(value, m, None)) for m in ("get", "put", "clear"))
+                and type(value).__module__ == name
+            ):
+                value.clear()
+                cleared += 1
     return cleared
 
 
@@ -107,7 +110,7 @@ class Caller:
 def percentile(values: list[float], q: float) -> float:
     """Nearest-rank percentile (q in 0..100) of a non-empty list."""
     ordered = sorted(values)
-    rank = max(1, min(len(ordered), int(round(q / 100 * len(ordered) + 0.5))))
+    rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
     return ordered[rank - 1]
 
 

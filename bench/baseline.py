@@ -102,7 +102,7 @@ def sliders(report, browser, bases: dict[str, str], names: list[str], moves: int
         trees = [tree for tree in order if tree == "new" or _serves(bases["old"], f"/{name}")]
         print(f"[baseline] /{name}: {' and '.join(trees)} tree, moves interleaved", file=sys.stderr, flush=True)
         measured = measure_pages(browser, [(f"/{name} ({tree})", f"{bases[tree]}/{name}") for tree in trees], None, moves)
-        runs[name] = dict(zip(trees, measured))
+        runs[name] = dict(zip(trees, measured, strict=True))
         new = runs[name]["new"]
         details += _slider_details(new)
         _report_page(report, new, SLIDER_P95_MS, f"/{name} at defaults, every slider")
@@ -188,7 +188,7 @@ def load_new_parameters(report, where: Path, label: str, duration: int = 20, con
             done = subprocess.run([wrk, "-t2", f"-c{connections}", f"-d{duration}s", "--latency", "--timeout", "5s", "-s", str(script), base],
                                   capture_output=True, text=True, timeout=duration + 120)
             results[tree].append(parse(done.stdout + done.stderr))
-    lines = [f"| run | tree | requests/s | p50 (ms) | p99 (ms) | errors |", "|---|---|---|---|---|---|"]
+    lines = ["| run | tree | requests/s | p50 (ms) | p99 (ms) | errors |", "|---|---|---|---|---|---|"]
     for number, tree in enumerate(("old", "new", "new", "old")):
         result = results[tree][0 if number in (0, 1) else 1]
         lines.append(f"| {number + 1} | {tree}{' (' + label + ')' if tree == 'old' else ''} | {result.get('rps', math.nan):,.0f} | "

@@ -265,7 +265,7 @@ def measure_pages(browser, targets: list[tuple[str, str]], slider_selectors: lis
                     opened[index] = _open(browser, runs[index].url)
         name = selector.split('data-param="')[-1].rstrip('"]') if "data-param" in selector else selector.lstrip("#")
         plans = []
-        for run, item in zip(runs, opened):
+        for run, item in zip(runs, opened, strict=True):
             if item is None:
                 plans.append([])
                 continue
@@ -283,7 +283,7 @@ def measure_pages(browser, targets: list[tuple[str, str]], slider_selectors: lis
         for index in range(max(len(plan) for plan in plans)):
             # the order flips from move to move: work a page leaves after its redraw (a late
             # request, a collection) falls on the next target's move as often as on the previous
-            turn = list(zip(runs, opened, plans))
+            turn = list(zip(runs, opened, plans, strict=True))
             for run, item, plan in (turn if index % 2 == 0 else turn[::-1]):
                 if index >= len(plan):
                     continue
@@ -299,7 +299,7 @@ def measure_pages(browser, targets: list[tuple[str, str]], slider_selectors: lis
                     slider.errors.append(f"{plan[index]}: {result['error']}")
                 else:
                     slider.errors.append(f"{plan[index]}: no redraw within {TIMEOUT_MS} ms")
-        for run, item in zip(runs, opened):
+        for run, item in zip(runs, opened, strict=True):
             if item is None or not run.sliders:
                 continue
             quiet_network(item[1])

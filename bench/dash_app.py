@@ -20,11 +20,11 @@ from urllib.parse import parse_qs
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import plotly.graph_objects as go  # noqa: E402
-from dash import Dash, Input, Output, dcc, html  # noqa: E402
+import plotly.graph_objects as go
+from dash import Dash, Input, Output, dcc, html
 
-from app.core.frequencies import inverse_frequencies  # noqa: E402
-from app.core.scores import content_vectors, score_matrix  # noqa: E402
+from app.core.frequencies import inverse_frequencies
+from app.core.scores import content_vectors, score_matrix
 
 MAX_CELLS = 512
 

@@ -24,7 +24,6 @@ import json
 import math
 import re
 import statistics
-import sys
 import time
 import tracemalloc
 from dataclasses import dataclass, field
@@ -184,7 +183,7 @@ def maximise(model: type[BaseModel], start: dict[str, Any]) -> dict[str, Any] | 
             step = prop.get("multipleOf")
             if kind == "integer":
                 step = step or 1
-                make = lambda x, step=step: int(math.floor(x / step) * step)  # noqa: E731
+                make = lambda x, step=step: int(math.floor(x / step) * step)
             else:
                 make = (lambda x, step=step: float(math.floor(x / step) * step)) if step else float
             low = current if isinstance(current, (int, float)) and not isinstance(current, bool) else _lower(prop)
@@ -210,7 +209,7 @@ def _filler(items: dict[str, Any], current) -> Any:
         low = int(_lower(items))
         high = _upper(items)
         return lambda n: [min(low + i, int(high)) if high is not None else low + i for i in range(n)]
-    first = list(current)[0] if current else (1.0 if items.get("type") == "number" else items.get("enum", ["a"])[0])
+    first = next(iter(current)) if current else (1.0 if items.get("type") == "number" else items.get("enum", ["a"])[0])
     return lambda n: [first] * n
 
 

@@ -136,7 +136,7 @@ def run(report: Report, duration: int = 20, connections: int = 64, workers: int 
     script.write_text(wrk_lua(calls, {"Accept": PAGE_ACCEPT, "Accept-Encoding": "gzip"}))
     distinct = len({(c.method, c.url, c.body) for c in calls})
     with explorer(workers=workers) as base:
-        print(f"[load] warming up: every call of the mix, 3 times", file=sys.stderr, flush=True)
+        print("[load] warming up: every call of the mix, 3 times", file=sys.stderr, flush=True)
         warm_seconds = warm_up(base, calls)
         if warmup:
             subprocess.run([wrk, "-t2", f"-c{connections}", f"-d{warmup}s", "-s", str(script), base],

@@ -100,7 +100,7 @@ def next_lessons_side_by_side(browser, bases: list[str], names: list[str], hover
     out: list[dict[str, list[float]]] = [{} for _ in bases]
     turn = 0
     for _ in range(2):
-        for previous, name in zip([names[-1], *names[:-1]], names):
+        for previous, name in zip([names[-1], *names[:-1]], names, strict=True):
             order = list(range(len(bases)))
             for index in (order if turn % 2 == 0 else order[::-1]):
                 out[index].setdefault(name, []).append(_click_through(pages[index], bases[index], previous, name, hover_ms))

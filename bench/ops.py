@@ -15,8 +15,9 @@ parameter model is the one the framework validates with (``app.web.routing.valid
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urlencode
 
 from pydantic import BaseModel, ValidationError

@@ -36,8 +36,8 @@ def _wait(url: str, process: subprocess.Popen, timeout: float = 60) -> None:
 
 @contextlib.contextmanager
 def serve(command: list[str], health_path: str, port: int, env: dict | None = None, cwd: Path = ROOT):
-    log = open(ROOT / "bench" / "results" / f"server-{port}.log", "w")
-    process = subprocess.Popen(command, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+    with open(ROOT / "bench" / "results" / f"server-{port}.log", "w") as log:  # the server writes its own copy
+        process = subprocess.Popen(command, cwd=cwd, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
     try:
         _wait(f"http://127.0.0.1:{port}{health_path}", process)
         yield f"http://127.0.0.1:{port}"
@@ -48,7 +48,6 @@ def serve(command: list[str], health_path: str, port: int, env: dict | None = No
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        log.close()
 
 
 def explorer(workers: int = 1, tree: Path = ROOT):

@@ -18,8 +18,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.trained import gguf_file as model_file  # noqa: E402
-from app.core import gguf_llama  # noqa: E402
+from app.core import gguf_llama
+from app.trained import gguf_file as model_file
 
 OUT = Path(__file__).resolve().parents[1] / "app" / "data" / "smollm2-135m"
 LAYERS = [0, 1, 2, 3, 5, 8, 11, 14, 17, 20, 23, 26, 29]
@@ -93,7 +93,7 @@ def main() -> None:
         "rope_layout": "adjacent pairs (x[2i], x[2i+1]) turn at theta_i = base**(-2i/head_dim)",
         "texts": [],
     }
-    for tid, label, text, ids in items:
+    for tid, label, _text, ids in items:
         res = gguf_llama.forward(model, ids)
         q = np.stack([res["q"][i] for i in LAYERS]).astype(np.float16)
         k = np.stack([res["k"][i] for i in LAYERS]).astype(np.float16)

@@ -28,14 +28,15 @@ import platform
 import resource
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.core import gguf_llama, scaling  # noqa: E402
-from app.trained import gguf_file  # noqa: E402
+from app.core import gguf_llama, scaling
+from app.trained import gguf_file
 
 OUT = Path(__file__).resolve().parents[1] / "app" / "data" / "smollm2-135m" / "long-context"
 LENGTH = 16_384
@@ -114,7 +115,7 @@ def resolved(name: str, config: scaling.RopeConfig, length: int) -> tuple[np.nda
 
 
 def bin_means(loss: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    return np.array([loss[a:b].mean() for a, b in zip(edges[:-1], edges[1:])])
+    return np.array([loss[a:b].mean() for a, b in pairwise(edges)])
 
 
 def main() -> None:

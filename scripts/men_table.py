@@ -18,10 +18,10 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import argparse  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+import argparse
+import sys
+import time
+from pathlib import Path
 
 HEAD_DIMS = (*range(8, 97, 8), 112, 128, 160, 192, 256)
 LIMIT = 1 << 20
@@ -39,7 +39,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
 
-    from app.core import calculator, men_table
+    from app.core import base_grid, calculator, men_table
 
     entries: dict[int, dict] = {}
     if args.out.exists():
@@ -49,7 +49,7 @@ def main() -> None:
     for d in args.head_dims:
         start = time.process_time()
         records = calculator.smallest_base_records(d, LIMIT)
-        last = None if records.exhausted else calculator.grid_value(int(records.index[-1]))
+        last = None if records.exhausted else base_grid.grid_value(int(records.index[-1]))
         entries[d] = {"index": records.index, "reach": records.reach, "previous_fails_at": records.previous_fails_at}
         print(f"d={d}: {len(records.index)} records, smallest base at {LIMIT}: {last} "
               f"({time.process_time() - start:.1f} s)", file=sys.stderr, flush=True)

@@ -72,7 +72,7 @@ def _spread(prop: dict, count: int) -> list:
     for point in points:
         if step:
             point = round(point / step) * step
-        point = int(round(point)) if integer else float(f"{point:.4g}")
+        point = round(point) if integer else float(f"{point:.4g}")
         out.append(point)
     return out
 
@@ -258,13 +258,13 @@ def ensure_wrk() -> str:
 
 
 def start_server(port: int, workers: int, log_path: Path) -> subprocess.Popen:
-    log = open(log_path, "wb")
-    return subprocess.Popen(
-        [sys.executable, "-m", "app", "--host", HOST, "--port", str(port), "--workers", str(workers), "--log-level", "info"],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    with open(log_path, "wb") as log:  # the server writes its own copy
+        return subprocess.Popen(
+            [sys.executable, "-m", "app", "--host", HOST, "--port", str(port), "--workers", str(workers), "--log-level", "info"],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
 
 
 def wait_healthy(base: str, process: subprocess.Popen, timeout: float = 120) -> None:
@@ -345,7 +345,7 @@ def parse_wrk(output: str) -> dict:
     match = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     result["non_2xx_3xx"] = int(match.group(1)) if match else 0
     match = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output)
-    result["socket_errors"] = dict(zip(("connect", "read", "write", "timeout"), map(int, match.groups()))) if match else {}
+    result["socket_errors"] = dict(zip(("connect", "read", "write", "timeout"), map(int, match.groups()), strict=True)) if match else {}
     result["errors"] = result["non_2xx_3xx"] + sum(result["socket_errors"].values())
     return result
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent / "reference" / "data"
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str) -> dict:
     return json.loads((DATA / f"{name}.json").read_text())
 

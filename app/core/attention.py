@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -164,7 +165,7 @@ def reorder(words: Sequence[str], how: str, seed: int = 0) -> list[int]:
     raise ValueError(f"unknown reordering {how!r}")
 
 
-def causal_nope(length: int) -> dict:
+def causal_nope(length: int) -> dict[str, Any]:
     """A causal decoder without position (NoPE) can still tell where a token is.
 
     Give every position the same content, so every score is the same number (0 here); the causal

@@ -38,7 +38,7 @@ def grid_index_at_least(base: float) -> int:
     """Index of the smallest grid value ≥ base (GRID_SIZE when none)."""
     if base <= 1:
         return 0
-    e = min(GRID_DECADES - 1, max(0, int(math.floor(math.log10(base)))))
+    e = min(GRID_DECADES - 1, max(0, math.floor(math.log10(base))))
     lo = e * PER_DECADE
     values = grid_values(max(0, lo - PER_DECADE), min(GRID_SIZE, lo + 2 * PER_DECADE))
     pos = int(np.searchsorted(values, base, side="left"))

@@ -33,11 +33,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from app.core import men_table
-from app.core.base_grid import GRID_DECADES, GRID_SIZE, PER_DECADE, grid_index_at_least, grid_step, grid_value, grid_values
+from app.core.base_grid import GRID_SIZE, grid_value, grid_values
+
+# the grid's index and step are part of this module's answer vocabulary (app/views/calculator.py)
+from app.core.base_grid import grid_index_at_least as grid_index_at_least
+from app.core.base_grid import grid_step as grid_step
 from app.core.decimate import column_envelope
 from app.core.frequencies import inverse_frequencies
 
@@ -212,7 +217,7 @@ def smallest_base_records(head_dim: int, limit: int, budget: int | None = None) 
 def _finish(head_dim: int, limit: int, rows, scanned: dict[int, int], exhausted: bool) -> Records:
     """The first failing m of each record's grid predecessor (scanned now unless it was)."""
     previous = []
-    for index, _, before in rows:
+    for _, _, before in rows:
         if before < 0:
             previous.append(-1)
         elif before in scanned:
@@ -220,7 +225,7 @@ def _finish(head_dim: int, limit: int, rows, scanned: dict[int, int], exhausted:
         else:
             found = MarginScan(inverse_frequencies(head_dim, grid_values(before, before + 1))[0]).first_negative(0, limit)
             previous.append(-1 if found is None else found)
-    as_array = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
+    as_array = lambda values: np.array(values, dtype=np.int64)
     return Records(
         head_dim=head_dim,
         limit=limit,
@@ -273,7 +278,7 @@ def _live_records(head_dim: int, length: int, budget: int) -> Records | None:
         return None
 
 
-def smallest_base(head_dim: int, length: int, budget: int = LIVE_BUDGET) -> dict:
+def smallest_base(head_dim: int, length: int, budget: int = LIVE_BUDGET) -> dict[str, Any]:
     """The smallest grid base that passes ``length`` (see the module docstring).
 
     Returns ``{"base", "source", "reason", "previous_base", "previous_fails_at",
@@ -328,8 +333,8 @@ def smallest_base_witnesses(head_dim: int, length: int) -> list[int]:
         records = _live_records(head_dim, length, LIVE_BUDGET)
     if records is None:
         return []
-    values = set(int(v) for v in records.reach if 0 <= v < length)
-    values |= set(int(v) for v in records.previous_fails_at if 0 <= v < length)
+    values = {int(v) for v in records.reach if 0 <= v < length}
+    values |= {int(v) for v in records.previous_fails_at if 0 <= v < length}
     return sorted(values)[-32:]
 
 
@@ -341,7 +346,7 @@ LARGER_BUDGET = 1 << 23
 
 
 def search_larger_failing_base(head_dim: int, length: int, smallest_index: int, steps: int = LARGER_STEPS,
-                               window: int = LARGER_WINDOW, budget: int = LARGER_BUDGET) -> dict:
+                               window: int = LARGER_WINDOW, budget: int = LARGER_BUDGET) -> dict[str, Any]:
     """Look for a grid value above the smallest base that fails ``length``.
 
     Passing bases are not an interval, so one usually exists close above.  The candidates, the
@@ -413,7 +418,7 @@ def search_larger_failing_base(head_dim: int, length: int, smallest_index: int, 
     return {"found": found, "tried": tried, "scanned": scanned, "statement": statement}
 
 
-def larger_failing_base(head_dim: int, length: int, smallest_index: int, **bounds) -> dict | None:
+def larger_failing_base(head_dim: int, length: int, smallest_index: int, **bounds) -> dict[str, Any] | None:
     """``{"base", "fails_at"}`` of :func:`search_larger_failing_base`, or None."""
     return search_larger_failing_base(head_dim, length, smallest_index, **bounds)["found"]
 
@@ -424,7 +429,7 @@ def larger_failing_base(head_dim: int, length: int, smallest_index: int, **bound
 VERDICT_BUDGET = 1 << 26
 
 
-def base_verdict(base: float, head_dim: int, length: int, budget: int = VERDICT_BUDGET) -> dict:
+def base_verdict(base: float, head_dim: int, length: int, budget: int = VERDICT_BUDGET) -> dict[str, Any]:
     """Does ``base`` pass ``length``?  ``{"passes", "first_failing_m", "checked"}``: ``passes`` is
     None when the distances below ``length`` are more than ``budget``/(d/2) and no failure was
     found among the first ``checked`` of them."""
@@ -444,7 +449,7 @@ def margin_curve(base: float, head_dim: int, length: int) -> np.ndarray:
     return np.concatenate([scan.block(m0, min(step, length - m0)) for m0 in range(0, length, step)]) if length else np.zeros(0)
 
 
-def margin_envelope(base: float, head_dim: int, length: int, starts: np.ndarray) -> dict:
+def margin_envelope(base: float, head_dim: int, length: int, starts: np.ndarray) -> dict[str, Any]:
     """Min and max of B_m over each column [starts[c], starts[c+1]) of m < length, with the
     smallest value and its m, and the first m with B_m < 0 by the definition (None: none)."""
     scan = MarginScan(inverse_frequencies(head_dim, base))
@@ -467,7 +472,7 @@ def margin_envelope(base: float, head_dim: int, length: int, starts: np.ndarray)
     }
 
 
-def verdict_from(base: float, head_dim: int, length: int, shown: int, first_failing_m: int | None) -> dict:
+def verdict_from(base: float, head_dim: int, length: int, shown: int, first_failing_m: int | None) -> dict[str, Any]:
     """The direct verdict on ``base`` for ``length`` when B_m is already known for m < ``shown``
     (its first failing m there, or None): ``{"passes", "first_failing_m", "checked"}`` as
     :func:`base_verdict`, reading on from ``shown`` within :data:`VERDICT_BUDGET` (distance, pair)

@@ -15,6 +15,7 @@ frequency the model really gives it. ``rope_adjacent`` applies exactly that rota
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -161,7 +162,7 @@ def forward(
     inv_freq=None,
     attention_factor: float = 1.0,
     block: int | None = None,
-) -> dict:
+) -> dict[str, Any]:
     """Run the model on token ids. Returns logits (T, vocab) (None when ``logits`` is false) and, per
     layer, pre-rotation q (H, T, d) and k (Hk, T, d) when ``keep_qk``, and the hidden state after it.
 
@@ -205,8 +206,8 @@ def next_token_loss(
     ids = np.asarray(ids, dtype=np.int64)
     T = len(ids)
     x = None
-    for _, _, x in _layers(model, ids, inv_freq, attention_factor, block, progress):
-        pass
+    for _, _, hidden in _layers(model, ids, inv_freq, attention_factor, block, progress):
+        x = hidden  # the last layer's output
     h = _rms(x, model.out_norm, model.config.rms_eps)
     loss = np.empty(T - 1, dtype=np.float64)
     for a in range(0, T - 1, chunk):

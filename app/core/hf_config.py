@@ -170,7 +170,7 @@ def _settings_dicts(cfg: dict[str, Any], model_type: str | None, raw: dict[str, 
     labels = LAYER_TYPE_LABELS | {label for label in declared if isinstance(label, str)}
     nested = [key for key, value in raw.items() if key in labels and (isinstance(value, dict) or value is None)]
     if nested:
-        for key, value in raw.items():
+        for key in raw:
             if key not in nested:
                 notes.append(f"{source}.{key} is ignored: the dict is per layer type ({', '.join(nested)}).")
         return [(key, dict(raw[key] or {}), f"{source}.{key}") for key in nested if raw[key] is not None]
@@ -360,7 +360,7 @@ def _chatglm(cfg: dict[str, Any], notes: list[str]) -> None:
     ratio = cfg.get("rope_ratio", 1)
     ratio = _number("rope_ratio", 1 if ratio is None else ratio, 0, MAX_THETA / DEFAULT_THETA, strict_low=True)
     if "rope_theta" in cfg:
-        notes.append(f"rope_theta is not read: ChatGLM's rotary code fixes the base at 10000 and multiplies it by rope_ratio.")
+        notes.append("rope_theta is not read: ChatGLM's rotary code fixes the base at 10000 and multiplies it by rope_ratio.")
     cfg["rope_theta"] = DEFAULT_THETA * ratio
     cfg["partial_rotary_factor"] = 0.5
     if "seq_length" in cfg and "max_position_embeddings" not in cfg:

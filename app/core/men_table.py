@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,7 @@ PATH = Path(__file__).resolve().parents[1] / "data" / "men_table.csv"
 COLUMNS = ("head_dim", "index", "reach", "previous_fails_at")
 
 
-def load(path: Path = PATH) -> tuple[int, dict[int, dict]]:
+def load(path: Path = PATH) -> tuple[int, dict[int, dict[str, Any]]]:
     """(limit, records by head dim) of a records file.  Raises ``ValueError`` for a malformed one."""
     body = path.read_text(encoding="ascii").split(",".join(COLUMNS) + "\n", 1)
     comments = [line[1:].strip() for line in body[0].splitlines() if line.startswith("#")]
@@ -39,7 +40,7 @@ def load(path: Path = PATH) -> tuple[int, dict[int, dict]]:
     blocks = np.split(rows, np.flatnonzero(np.diff(rows[:, 0])) + 1)  # one block of rows per head dim
     if len({int(block[0, 0]) for block in blocks}) != len(blocks):
         raise ValueError(f"{path.name}: the rows of each head dim must be consecutive")
-    records: dict[int, dict] = {}
+    records: dict[int, dict[str, Any]] = {}
     for block in blocks:
         d = int(block[0, 0])
         index, reach, previous = block[:, 1:].T.copy()
@@ -55,19 +56,19 @@ def load(path: Path = PATH) -> tuple[int, dict[int, dict]]:
     return limits[0], records
 
 
-def write(path: Path, limit: int, records: dict[int, dict], header: str) -> None:
+def write(path: Path, limit: int, records: dict[int, dict[str, Any]], header: str) -> None:
     """Write records (each with the three columns) as :func:`load` reads them; ``header``: the
     comment lines' text (without the limit line)."""
     lines = [f"# {line}".rstrip() for line in header.strip().splitlines()] + [f"# limit: {limit}", ",".join(COLUMNS)]
     for d in sorted(records):
         entry = records[d]
-        for row in zip(entry["index"], entry["reach"], entry["previous_fails_at"]):
+        for row in zip(entry["index"], entry["reach"], entry["previous_fails_at"], strict=True):
             lines.append(",".join(str(int(v)) for v in (d, *row)))
     path.write_text("\n".join(lines) + "\n", encoding="ascii")
 
 
 @lru_cache(maxsize=1)
-def shipped() -> tuple[int, dict[int, dict]]:
+def shipped() -> tuple[int, dict[int, dict[str, Any]]]:
     """The shipped file's (limit, records), read once per process."""
     return load(PATH)
 

@@ -33,12 +33,12 @@ import numpy as np
 HALF_SOURCE = "transformers' rotate_half (modeling_llama.py and the families copied from it) pairs x_j with x_(j+r/2)"
 # model_type → (pairing, the reference code that decides it).
 PAIRING_BY_FAMILY: dict[str, tuple[str, str]] = {
-    **{name: ("half", HALF_SOURCE) for name in (
+    **dict.fromkeys((
         "llama", "mistral", "mixtral", "ministral", "ministral3", "mistral3", "qwen2", "qwen2_moe", "qwen3", "qwen3_moe",
         "qwen3_next", "qwen2_vl", "qwen2_vl_text", "qwen2_5_vl", "qwen2_5_vl_text", "qwen3_vl", "qwen3_vl_text",
         "qwen3_vl_moe", "qwen3_vl_moe_text", "gemma", "gemma2", "gemma3", "gemma3_text", "phi", "phi3", "phimoe",
         "smollm3", "olmo", "olmo2", "granite", "starcoder2",
-    )},
+    ), ("half", HALF_SOURCE)),
     "gpt_neox": ("half", "modeling_gpt_neox.py: rotate_half over the rotary_pct part of each head"),
     "gpt_oss": ("half", "modeling_gpt_oss.py: _apply_rotary_emb splits each head into a first and a second half"),
     "phi-msft": ("half", "phi-2's first modeling_phi.py (phi-msft): _apply_rotary_emb splits x[..., :rotary_dim] into two halves"),
@@ -50,8 +50,8 @@ PAIRING_BY_FAMILY: dict[str, tuple[str, str]] = {
     "glm": ("interleaved", "modeling_glm.py: rotate_half takes x[..., 0::2] and x[..., 1::2]"),
     "glm4": ("interleaved", "modeling_glm4.py: rotate_half takes x[..., 0::2] and x[..., 1::2]"),
     "chatglm": ("interleaved", "ChatGLM's modeling_chatglm.py: apply_rotary_pos_emb reshapes the rotated part to (…, r/2, 2)"),
-    **{name: ("interleaved", "modeling_deepseek_v3.py: the checkpoint keeps each pair adjacent (rope_interleave, default true)")
-       for name in ("deepseek_v2", "deepseek_v3", "kimi_k2")},
+    **dict.fromkeys(("deepseek_v2", "deepseek_v3", "kimi_k2"),
+                    ("interleaved", "modeling_deepseek_v3.py: the checkpoint keeps each pair adjacent (rope_interleave, default true)")),
 }
 PAIRINGS = ("interleaved", "half")
 

@@ -244,7 +244,7 @@ def record_returns(theta: float, count: int, exact: float = 1e-9) -> list[dict[s
     records = [q for q in sorted(set(denominators)) if 2 <= q < count]
     gaps = wrap_signed(np.array(records, dtype=np.float64) * theta)
     out: list[dict[str, float | int]] = []
-    for q, gap in zip(records, gaps):
+    for q, gap in zip(records, gaps, strict=True):
         out.append({"delta": q, "gap": float(gap)})
         if abs(gap) < exact:
             break

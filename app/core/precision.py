@@ -15,6 +15,7 @@ to bfloat16 equals a correctly rounded bfloat16 multiply.  The reference is floa
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -147,7 +148,7 @@ def first_collision(inv_freq: float, dtype: str, limit: int) -> int | None:
 
     answer_if_none = position_collision if position_collision < limit else None
     stop = min(limit, position_collision)  # candidates m < stop; m = 2^24 is the position collision
-    mantissa, exponent = math.frexp(theta)
+    mantissa, _exponent = math.frexp(theta)
     K = int(mantissa * (1 << 24))  # θ32 = K·2^(exponent − 24), exactly
     if K == 1 << 23:
         return answer_if_none
@@ -220,7 +221,7 @@ _COS_SLACK = 4e-15
 _CHUNK = 1 << 15  # positions per block of rows (≈ 256 KB per float64 temporary)
 
 
-def error_envelopes(length: int, inv_freqs, columns: int, dtypes: tuple[str, ...] = DTYPES) -> list[dict[str, dict]]:
+def error_envelopes(length: int, inv_freqs, columns: int, dtypes: tuple[str, ...] = DTYPES) -> list[dict[str, dict[str, Any]]]:
     """Per-column largest angle error |φ̃(m) − m·θ| and score error |cos φ̃(m) − cos(m·θ)| over
     positions 0 … length−1, for each θ in ``inv_freqs``, split into the columns of
     ``rope.block_partition(length, columns)``.
@@ -267,7 +268,7 @@ def error_envelopes(length: int, inv_freqs, columns: int, dtypes: tuple[str, ...
     theta32 = [np.float32(t) for t in thetas]
     # float32 products m·θ32 are exact, so e = 0, when θ32 = θ is a power of two and m < 2^24
     # (θ_0 = b^0 = 1 for every base).
-    exact32 = [float(t32) == t and math.frexp(t)[0] == 0.5 and length <= 1 << 24 for t, t32 in zip(thetas, theta32)]
+    exact32 = [float(t32) == t and math.frexp(t)[0] == 0.5 and length <= 1 << 24 for t, t32 in zip(thetas, theta32, strict=True)]
     ck_sk = [np.stack([np.cos(k * t), np.sin(k * t)]) for t in thetas]  # (2, width) each
     angle32, score32 = np.empty((n, ncol)), np.full((n, ncol), np.nan)
     half = {dtype: [run.angle_envelope(t) for t in thetas] for dtype, run in runs.items()}  # (envelope, cos per run, live until)
@@ -313,9 +314,9 @@ def error_envelopes(length: int, inv_freqs, columns: int, dtypes: tuple[str, ...
                     value = np.abs(c.ravel()[flat] - np.cos(x.ravel()[flat]))
                 _row_max(flat, w, value, envelope["score"][r0 : r0 + live])
 
-    results: list[dict[str, dict]] = []
+    results: list[dict[str, dict[str, Any]]] = []
     for t in range(n):
-        out: dict[str, dict] = {}
+        out: dict[str, dict[str, Any]] = {}
         for dtype in run_dtypes:
             envelope = half[dtype][t][0]
             score = envelope["score"]
@@ -402,7 +403,7 @@ class _Runs:
         index = np.cumsum(marks, out=marks)
         return lambda per_run: per_run[index]
 
-    def angle_envelope(self, theta: float) -> tuple[dict, np.ndarray, int]:
+    def angle_envelope(self, theta: float) -> tuple[dict[str, Any], np.ndarray, int]:
         """Column maxima of |φ̃ − m·θ| (largest at an end of each piece), cos φ̃ of every run, and the
         first position whose angle is not finite (length if none)."""
         run_angle = angles_in(self.start.astype(np.float64), theta, self.dtype)

@@ -10,6 +10,8 @@ scripts, model-support tables); a value that could not be checked is said to be 
 
 from __future__ import annotations
 
+from typing import Any
+
 PHI3_MINI_128K_LONG = [
     1.0700000524520874, 1.1200000047683716, 1.149999976158142, 1.4199999570846558, 1.5699999332427979,
     1.7999999523162842, 2.129999876022339, 2.129999876022339, 3.009999990463257, 5.910000324249268,
@@ -40,7 +42,7 @@ VERIFIED_BY_REFERENCE = (
     "hf_configs.json), not checked against the hub file itself."
 )
 
-PRESETS: list[dict] = [
+PRESETS: list[dict[str, Any]] = [
     {
         "name": "Llama 2 7B",
         "repo": "meta-llama/Llama-2-7b-hf",

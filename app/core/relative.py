@@ -20,7 +20,6 @@ import math
 
 import numpy as np
 
-
 # ---------------------------------------------------------------------------------------------
 # Shaw et al.
 
@@ -136,7 +135,7 @@ def t5_bucket_ranges(num_buckets: int, max_distance: int, bidirectional: bool, l
             "high": int(hi) if has else None,
             "count": int(n),
         }
-        for bucket, (lo, hi, n, has) in enumerate(zip(low.tolist(), high.tolist(), count.tolist(), present.tolist()))
+        for bucket, (lo, hi, n, has) in enumerate(zip(low.tolist(), high.tolist(), count.tolist(), present.tolist(), strict=True))
     ]
 
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
-from typing import Callable
 
 import numpy as np
 
@@ -80,7 +80,7 @@ class RopeConfig:
     def rotary_dim(self) -> int:
         return int(self.head_dim * self.partial_rotary_factor)
 
-    def with_(self, **changes) -> "RopeConfig":
+    def with_(self, **changes) -> RopeConfig:
         return replace(self, **changes)
 
 
@@ -575,7 +575,7 @@ def consistency_notes(config: RopeConfig) -> list[str]:
                 f"factor {config.factor:g} differs from max_position_embeddings / original_max_position_embeddings "
                 f"= {implicit:g}; transformers warns and uses the explicit factor."
             )
-    if t == "llama3" and L0 is not None and Lmax and L0 >= Lmax:
+    if t == "llama3" and L0 is not None and Lmax and Lmax <= L0:
         notes.append(
             f"original_max_position_embeddings ({L0}) is not below max_position_embeddings ({Lmax}); transformers "
             "warns and computes anyway."

@@ -8,20 +8,14 @@ file, the line and the reason.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from app import settings
-from app.lectures.format import (
-    FIELD_RE,
-    Lecture,
-    LectureError,
-    Step,
-    lookup,
-    parse,
-    show,
-)
+from app.lectures.format import FIELD_RE, Lecture, LectureError, Step, lookup, parse, show
 from app.lectures.markdown import MarkdownProblem, render, render_inline
 from app.settings import TEMPLATES_DIR
 from app.web.query import read_query_or_defaults
@@ -72,38 +66,44 @@ def check(steps: list[Step], path: Path | str, text: str) -> None:
             raise LectureError(path, url_line, f"/{view.name} refuses {name}: {problem['msg']}")
         if not step.answer_template:
             continue
-        data = view.compute(params)
         answer_line = next((i + 1 for i in range(url_line, len(lines)) if lines[i].strip().startswith("A:")), url_line)
+        step.answer = computed_answer(step.answer_template, view.name, view.compute(params), path, answer_line)
 
-        def fill(match: re.Match) -> str:
-            try:
-                return show(lookup(data, match.group(1)))
-            except KeyError:
-                raise LectureError(path, answer_line, f"the twin of /{view.name} has no single value at {{{match.group(1)}}}") from None
 
-        if not FIELD_RE.search(step.answer_template):
-            raise LectureError(path, answer_line, "an answer is computed: it names at least one twin value as {dotted.path}")
-        step.answer = FIELD_RE.sub(fill, step.answer_template)
+def computed_answer(template: str, view: str, data: dict[str, Any], path: Path | str, line: int) -> str:
+    """The answer template with each ``{dotted.path}`` replaced by that value of the view's twin
+    ``data``, or LectureError at ``line`` for a template that names none or a path the twin lacks."""
+
+    def fill(match: re.Match[str]) -> str:
+        try:
+            return show(lookup(data, match.group(1)))
+        except KeyError:
+            raise LectureError(path, line, f"the twin of /{view} has no single value at {{{match.group(1)}}}") from None
+
+    if not FIELD_RE.search(template):
+        raise LectureError(path, line, "an answer is computed: it names at least one twin value as {dotted.path}")
+    return FIELD_RE.sub(fill, template)
+
+
+def rendered(to_html: Callable[[str], str], source: str, line: int, path: Path | str) -> str:
+    """One paragraph (starting at file line ``line``) as HTML, or LectureError at its faulty line."""
+    try:
+        return to_html(source)
+    except MarkdownProblem as problem:
+        at = source.find(problem.snippet) if problem.snippet else -1
+        raise LectureError(path, line + (source[:at].count("\n") if at > 0 else 0), str(problem)) from None
 
 
 def render_steps(steps: list[Step], path: Path | str) -> None:
     """Each step's narration, notes, question and answer as HTML, or LectureError at the paragraph."""
     for step in steps:
-        source, line = "", step.line
-        try:
-            step.narration_html, step.notes_html = [], []
-            for source, line in zip(step.narration, step.narration_lines):
-                step.narration_html.append(render(source))
-            for source, line in zip(step.notes, step.notes_lines):
-                step.notes_html.append(render(source))
-            if step.question:
-                source, line = step.question, step.question_line
-                step.question_html = render_inline(step.question)
-                source, line = step.answer, step.answer_line
-                step.answer_html = render_inline(step.answer)
-        except MarkdownProblem as problem:
-            at = source.find(problem.snippet) if problem.snippet else -1
-            raise LectureError(path, line + (source[:at].count("\n") if at > 0 else 0), str(problem)) from None
+        step.narration_html = [
+            rendered(render, source, line, path) for source, line in zip(step.narration, step.narration_lines, strict=True)
+        ]
+        step.notes_html = [rendered(render, source, line, path) for source, line in zip(step.notes, step.notes_lines, strict=True)]
+        if step.question:
+            step.question_html = rendered(render_inline, step.question, step.question_line, path)
+            step.answer_html = rendered(render_inline, step.answer, step.answer_line, path)
 
 
 def load_file(path: Path) -> Lecture:

@@ -96,8 +96,8 @@ class Runner:
     def _opened(self):
         with self._open_lock:
             if self._model is None:
-                from app.trained import gguf_file
                 from app.core.gguf_llama import NotLlamaGGUF, make_tokenizer
+                from app.trained import gguf_file
 
                 try:
                     model = gguf_file.load_gguf(self.path)

@@ -1,6 +1,14 @@
 """The absolute-encodings page in a real browser: a slider and a box change plots and URL; reload restores."""
 
-from tests.browser.helpers import nudge_slider, plot_data, set_box, snapshot, wait_for_data_change, wait_for_plot, wait_for_query
+from tests.browser.helpers import (
+    nudge_slider,
+    plot_data,
+    set_box,
+    snapshot,
+    wait_for_data_change,
+    wait_for_plot,
+    wait_for_query,
+)
 
 
 def test_positions_and_max_len_update_plots_and_url(page, base_url):

@@ -7,7 +7,7 @@ import json
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from app.main import create_app  # noqa: F401
+from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
 from tests.browser.helpers import ALL_PLOTS_DRAWN, DRAW_PENDING_JS, TRACES_JS, draw_pending
 
@@ -109,7 +109,7 @@ def test_json_and_csv_downloads_are_the_plotted_data(page, base_url, name):
     header, expected = view.csv(twin)
     assert rows[0] == [str(h) for h in header]
     assert len(rows) == len(expected) + 1
-    for got, want in zip(rows[1:], expected):
+    for got, want in zip(rows[1:], expected, strict=True):
         assert [float(g) if _number(g) else g for g in got] == [_csv_cell(w) for w in want]
 
 

@@ -4,7 +4,7 @@ NaN-masked matrices.  Compared as JSON text (shortest round-trip numbers, null f
 
 import pytest
 
-from app.main import create_app  # noqa: F401
+from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
 
 VIEWS = discover()

@@ -24,7 +24,7 @@ def test_spectrum_shows_pairing_and_the_query_scale(page, base_url):
     assert "plain 1/√d" in page.locator('[data-out="softmax"]').inner_text()
     steps = plot_data(page, "plot-query-scale")[0]
     # modeling_ministral3.py _get_llama_4_attn_scale: 1 + beta * log(1 + floor(pos / 16384)).
-    for x, y in zip(steps["x"], steps["y"]):
+    for x, y in zip(steps["x"], steps["y"], strict=True):
         assert y == pytest.approx(1 + 0.1 * math.log(1 + math.floor(x / 16384)), rel=1e-12)
     assert steps["y"][-1] == pytest.approx(1 + 0.1 * math.log(16), rel=1e-12)
     page.goto(base_url + "/spectrum?pairing=interleaved")

@@ -3,7 +3,7 @@ loads plotly.js from this server, and reproduces the same plot data from its URL
 
 import pytest
 
-from app.main import create_app  # noqa: F401
+from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
 from tests.browser.helpers import ALL_PLOTS_DRAWN, plot_data
 

@@ -85,7 +85,7 @@ def box_value(page, name):
 
 
 def test_the_hand_slider_ends_at_the_last_pair_of_the_head(page, base_url):
-    sent, refused = watch_api(page)
+    _sent, refused = watch_api(page)
     page.goto(f"{base_url}/offsets?head_dim=128")
     wait_for_plot(page, "plot-offsets")
     assert slider_max(page, "hand") == 63  # d = 128: pairs 0 … 63
@@ -102,7 +102,7 @@ def test_the_hand_slider_ends_at_the_last_pair_of_the_head(page, base_url):
 
 
 def test_the_word_slider_ends_at_the_last_word_of_the_sentence(page, base_url):
-    sent, refused = watch_api(page)
+    _sent, refused = watch_api(page)
     page.goto(f"{base_url}/why")
     wait_for_plot(page, "plot-none")
     assert slider_max(page, "word") == 2  # "dog bites man"
@@ -121,7 +121,7 @@ def test_the_word_slider_ends_at_the_last_word_of_the_sentence(page, base_url):
 def test_a_cost_cap_is_the_controls_maximum(page, base_url):
     """Random content draws vectors at every position: the score page caps seq_len × head_dim, and
     the cap is what the head_dim slider and the seq_len slider offer."""
-    sent, refused = watch_api(page)
+    _sent, refused = watch_api(page)
     page.goto(f"{base_url}/scores")
     wait_for_plot(page, "plot-scores")
     page.select_option('select[data-param="content"]', "random")
@@ -138,7 +138,7 @@ def test_a_cost_cap_is_the_controls_maximum(page, base_url):
 
 
 def test_rotary_fraction_slider_skips_odd_rotary_dimensions(page, base_url):
-    sent, refused = watch_api(page)
+    _sent, refused = watch_api(page)
     page.goto(f"{base_url}/precision?head_dim=128")
     wait_for_plot(page, "plot-angle")
     page.evaluate(SLIDE_TO_END_JS, ["partial_rotary_factor", "min"])
@@ -151,7 +151,7 @@ def test_rotary_fraction_slider_skips_odd_rotary_dimensions(page, base_url):
 
 
 def test_base_slider_never_offers_base_one(page, base_url):
-    sent, refused = watch_api(page)
+    _sent, refused = watch_api(page)
     page.goto(f"{base_url}/ladder")
     wait_for_plot(page, "plot-wavelength")
     page.evaluate(SLIDE_TO_END_JS, ["base", "min"])
@@ -204,7 +204,7 @@ def test_a_link_with_a_refused_value_shows_it_beside_its_control(page, base_url)
     wait_for_plot(page, "plot-offsets")
     assert box_value(page, "hand") == "100"
     assert "hand" in page.locator("#err-hand").text_content()
-    sent, refused = watch_api(page)
+    _sent, refused = watch_api(page)
     set_box(page, "seeds", "3")
     page.select_option('select[data-param="content"]', "random")
     wait_for_query(page, "content=random")

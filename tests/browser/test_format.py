@@ -22,7 +22,7 @@ def test_format_writes_d3_formats_documented_examples(page, base_url):
     url = module_url(page, "format.js")
     assert url, "the page does not preload static/js/lib/format.js"
     written = page.evaluate(FORMAT_ALL_JS, [url, [[specifier, value] for specifier, value, _ in EXAMPLES]])
-    wrong = [(specifier, value, got, text) for (specifier, value, text), got in zip(EXAMPLES, written) if got != text]
+    wrong = [(specifier, value, got, text) for (specifier, value, text), got in zip(EXAMPLES, written, strict=True) if got != text]
     assert wrong == [], wrong
 
 

@@ -193,7 +193,7 @@ def matches(hover: str, template: str | None, values: dict, loose: set) -> bool:
             pattern += NUMBER
             checks.append(value)
     for found in re.finditer(pattern, text):
-        if all(_shows(shown, value) for shown, value in zip(found.groups(), checks)):
+        if all(_shows(shown, value) for shown, value in zip(found.groups(), checks, strict=True)):
             return True
     return False
 
@@ -246,7 +246,7 @@ def trace_problem(page, plot, arrays, paths):
     hoverable = [
         t
         for t in plot["traces"]
-        if t["visible"] is True and t["hoverinfo"] not in ("skip", "none") and "text" != t["mode"] and t["type"] in ("scatter", "bar", "heatmap")
+        if t["visible"] is True and t["hoverinfo"] not in ("skip", "none") and t["mode"] != "text" and t["type"] in ("scatter", "bar", "heatmap")
         and (t["y"] or t["z"])
     ]
     # Prefer a trace whose numbers the twin holds (the most of its axes found there).

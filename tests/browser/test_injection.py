@@ -18,10 +18,9 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.browser.helpers import ALL_PLOTS_DRAWN
-
 from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
+from tests.browser.helpers import ALL_PLOTS_DRAWN
 
 VIEWS = {view.name: view for view in discover()}
 PAYLOADS = [

@@ -194,7 +194,7 @@ def test_plots_follow_the_window_as_it_shrinks_and_grows(warm_context, base_url,
         narrow = settled_sizes(wide)
         page.set_viewport_size({"width": 1280, "height": 900})
         again = settled_sizes(narrow)
-        assert all(n[1] < w[1] for n, w in zip(narrow, wide)), (wide, narrow)
+        assert all(n[1] < w[1] for n, w in zip(narrow, wide, strict=True)), (wide, narrow)
         assert again == wide
         assert problems == []
     finally:
@@ -296,10 +296,10 @@ def test_heatmap_pixels_are_the_colours_of_the_twins_numbers(page, base_url):
     assert (drawn["bar"]["zmin"], drawn["bar"]["zmax"]) == (0, 1)
     assert drawn["ticks"] and all(drawn["zmin"] <= t <= drawn["zmax"] for t in drawn["ticks"])
     assert drawn["ticks"] == [float(text.replace("\u2212", "-")) for text in drawn["bar"]["ticktext"]]
-    for at, value in zip(drawn["bar"]["tickvals"], drawn["ticks"]):
+    for at, value in zip(drawn["bar"]["tickvals"], drawn["ticks"], strict=True):
         assert at == pytest.approx((value - drawn["zmin"]) / span, abs=1e-12)
     for r in range(24):  # the y axis runs downwards from query 0, so image row r is query r
         for c in range(24):
             expected = _expected_rgb(RDBU, (twin["scores"][r][c] - drawn["zmin"]) / span)
             got = drawn["pixels"][r * 24 + c]
-            assert all(abs(g - e) <= 2 for g, e in zip(got, expected)), (r, c, got, expected)
+            assert all(abs(g - e) <= 2 for g, e in zip(got, expected, strict=True)), (r, c, got, expected)

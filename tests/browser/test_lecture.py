@@ -2,13 +2,19 @@
 too), Space reveals the answer, presenter mode stays on every step link, and the QR code, read by a
 real decoder, opens the same view with the same plotted data in a fresh browser context."""
 
+import contextlib
 import re
 
 import numpy as np
 import pytest
 import zxingcpp
+from playwright.sync_api import Error as PlaywrightError
 
-from tests.browser.helpers import plot_data, wait_for_plot
+from app.lectures import lectures
+from app.main import create_app  # noqa: F401  (registers every view)
+from app.web.views import discover
+from tests.browser.conftest import ConsoleWatch
+from tests.browser.helpers import page_sized, plot_data, wait_for_plot
 
 pytestmark = pytest.mark.browser
 
@@ -124,12 +130,6 @@ def test_guide_line_numbers_follow_the_view(page, base_url):
 # ---------------------------------------------------------------------------------------------
 # One step, one screen (issue 36 item 1): every step of every shipped lecture at the three sizes.
 
-from app.lectures import lectures  # noqa: E402
-from app.main import create_app  # noqa: E402,F401  (registers every view)
-from app.web.views import discover  # noqa: E402
-from tests.browser.conftest import ConsoleWatch  # noqa: E402
-from tests.browser.helpers import page_sized  # noqa: E402
-
 discover()
 STEPS = [(name, number, getattr(step, "figure", "") or "")
          for name, lecture in lectures().items() for number, step in enumerate(lecture.steps, start=1)]
@@ -217,10 +217,8 @@ FIGURE_DRAWN_JS = """(figureId) => {
 def step_fit(page, base_url, name, number, figure):
     """The problems of one step's first screen (an empty list when it fits)."""
     page.goto(f"{base_url}/lecture/{name}?step={number}")
-    try:
+    with contextlib.suppress(PlaywrightError):  # measured below: the figure is reported as not drawn
         page.wait_for_function(FIGURE_DRAWN_JS, arg=figure, timeout=8000)
-    except Exception:  # noqa: BLE001  (measured below: the figure is reported as not drawn)
-        pass
     page.wait_for_timeout(120)  # a resize that the first draw caused is drawn
     return page.evaluate(FIT_JS, figure)["problems"]
 

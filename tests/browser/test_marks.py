@@ -106,7 +106,7 @@ def fixture_page(page, base_url):
 @pytest.mark.parametrize("size", SIZES, ids=[s[0] for s in SIZES])
 @pytest.mark.parametrize("mark", list(MARKS))
 def test_every_word_of_a_mark_is_on_screen(warm_context, base_url, mark, size):
-    name, width, height, presenter = size
+    _, width, height, presenter = size
     page = page_sized(warm_context, width, height)
     try:
         open_fixture(page, base_url, presenter)

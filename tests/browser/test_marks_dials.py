@@ -14,7 +14,17 @@ import urllib.request
 
 import pytest
 
-from tests.browser.helpers import page_sized, plot_data, set_box, settle, snapshot, twin_url, wait_for_data_change, wait_for_plot, wait_for_query
+from tests.browser.helpers import (
+    page_sized,
+    plot_data,
+    set_box,
+    settle,
+    snapshot,
+    twin_url,
+    wait_for_data_change,
+    wait_for_plot,
+    wait_for_query,
+)
 from tests.browser.test_figure_text import DRAWN_JS, SIZES, TEXT_BOXES_JS
 
 # The page's own copy of a mark (the same versioned URL as its page module, so the same module
@@ -156,7 +166,7 @@ def test_player_steps_and_resets_the_hands(page, base_url):
     page.click('[data-clock="step"]')
     wait_for_query(page, "position=11")
     page.wait_for_function("() => document.querySelector('[data-out=position_now]').textContent === '11'")
-    assert all(angle_gap(a, math.fmod(11 * t, 2 * math.pi)) < 1e-9 for a, t in zip(hand_angles(plot_data(page, "plot-clock")), inv_freq))
+    assert all(angle_gap(a, math.fmod(11 * t, 2 * math.pi)) < 1e-9 for a, t in zip(hand_angles(plot_data(page, "plot-clock")), inv_freq, strict=True))
     page.click('[data-clock="back"]')
     page.click('[data-clock="back"]')
     wait_for_query(page, "position=9")
@@ -206,7 +216,7 @@ def test_dials_alone_update_equals_fresh_draw(sized, base_url):
         assert updated == fresh
         traces = json.loads(updated)["data"]
         drawn = hand_angles(traces)
-        assert all(angle_gap(a, b) < 1e-12 for a, b in zip(drawn, angles)) and len(drawn) == len(angles)
+        assert all(angle_gap(a, b) < 1e-12 for a, b in zip(drawn, angles, strict=True)) and len(drawn) == len(angles)
         words = json.loads(updated)["words"]
         assert "Some dials" in words and all(label in words for label in labels)
         report = words_problems(page)

@@ -39,7 +39,7 @@ def _close(shown: float, exact: float, digits: int) -> bool:
 
 
 def _rotated_angle(q_angle, k_angle, m, n, theta):
-    rot = lambda a: np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])  # noqa: E731
+    rot = lambda a: np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
     q = rot(m * theta) @ [math.cos(math.radians(q_angle)), math.sin(math.radians(q_angle))]
     k = rot(n * theta) @ [math.cos(math.radians(k_angle)), math.sin(math.radians(k_angle))]
     return math.degrees(math.atan2(q[0] * k[1] - q[1] * k[0], q @ k))
@@ -92,7 +92,7 @@ def test_offsets_note_gives_the_near_and_far_numbers_of_the_draws(page, base_url
     curves = _random_offset_curves(128, 10000.0, 4, 8193)
     mean, std = curves.mean(axis=0), curves.std(axis=0)
     near, far = slice(1, 21), slice(8193 - 819, 8193)
-    rms = lambda values: float(np.sqrt(np.mean(values**2)))  # noqa: E731
+    rms = lambda values: float(np.sqrt(np.mean(values**2)))
     note = _out(page, "content_note")
     assert "over Δ = 1 … 20" in note and "over Δ = 7,374 … 8,192" in note
     values = _numbers(note.split("root-mean-square is")[1])
@@ -116,7 +116,7 @@ def test_offsets_note_gives_the_near_and_far_numbers_of_the_draws(page, base_url
 
 def test_offsets_fastest_hand_returns_where_the_intro_says(page, base_url):
     """θ_0 = b⁰ = 1 for every base: the records of |wrap(Δ)| are 6, 19, 25, 44, … as written."""
-    wrap = lambda x: x - 2 * math.pi * round(x / (2 * math.pi))  # noqa: E731
+    wrap = lambda x: x - 2 * math.pi * round(x / (2 * math.pi))
     records, best = [], math.inf
     for delta in range(1, 400):
         if abs(wrap(delta)) < best:
@@ -170,7 +170,7 @@ def test_spectrum_deepseek_shows_both_temperature_factors(page, base_url):
     assert factors[1].startswith(f"softmax_scale_multiplier ≈ {multiplier:.6g}: DeepSeek-V2/V3 attention multiplies its softmax scale")
     traces = {t["name"]: t for t in plot_data(page, "plot-temperature")}
     deepseek = next(t for name, t in traces.items() if name.startswith("DeepSeek"))
-    for s, y in zip(deepseek["x"], deepseek["y"]):
+    for s, y in zip(deepseek["x"], deepseek["y"], strict=True):
         assert abs(y - _mscale(s, 0.707) ** 2) < 1e-12
     configured = next(t for name, t in traces.items() if name.startswith("this config's attention_factor"))
     assert set(configured["y"]) == {1.0}
@@ -223,7 +223,7 @@ def test_spectrum_longrope_draws_both_factor_sets_and_the_switch(page, base_url)
     np.testing.assert_allclose(long_trace["y"], [1 / f for f in long], rtol=1e-12)
     assert long_trace["name"].endswith("(in use at T)")
     pair0 = by_name["pair 0 against the current length"]
-    for n, y in zip(pair0["x"], pair0["y"]):
+    for n, y in zip(pair0["x"], pair0["y"], strict=True):
         assert abs(y - 1 / (long[0] if n > 4096 else short[0])) < 1e-12  # long only once seq_len > L0
     assert _out(page, "longrope_in_use") == "long_factor: T = 131,072 > L0 = 4,096"
 
@@ -242,7 +242,7 @@ def test_spectrum_longrope_draws_both_factor_sets_and_the_switch(page, base_url)
 def test_clock_alias_sentence_follows_the_fast_hand(page, base_url):
     page.goto(f"{base_url}/clock")
     wait_for_plot(page, "plot-alias")
-    wrap = lambda x: x - 2 * math.pi * round(x / (2 * math.pi))  # noqa: E731
+    wrap = lambda x: x - 2 * math.pi * round(x / (2 * math.pi))
     delta = min(range(1, 16), key=lambda d: abs(wrap(d * 1.0)))
     assert delta == 6
     sentence = _out(page, "alias_sentence")
@@ -262,7 +262,7 @@ def test_clock_draws_the_slowest_hands_of_two_bases(page, base_url):
     wait_for_plot(page, "plot-slow")
     traces = [t for t in plot_data(page, "plot-slow") if (t["name"] or "").endswith("at position m")]
     assert [t["name"] for t in traces] == [f"hand {j} at position m" for j in (29, 30, 31)] * 2
-    for trace, base, j in zip(traces, [10000.0] * 3 + [500000.0] * 3, [29, 30, 31] * 2):
+    for trace, base, j in zip(traces, [10000.0] * 3 + [500000.0] * 3, [29, 30, 31] * 2, strict=True):
         angle = math.atan2(trace["y"][1], trace["x"][1]) % (2 * math.pi)
         assert abs(angle - (9000 * base ** (-2 * j / 64)) % (2 * math.pi)) < 1e-9
     ratio = (500000 / 10000) ** (62 / 64)  # periods of the slowest hands, 2π·b^(62/64)
@@ -307,7 +307,7 @@ def test_relative_shaw_term_is_the_dot_product_of_the_stand_ins(page, base_url):
     for i in range(5):
         for j in range(9):
             row = table[min(max(j - (4 + i), -2), 2) + 2]
-            assert abs(z[i][j] - sum(q * a for q, a in zip(queries[i], row)) / 2.0) < 1e-12
+            assert abs(z[i][j] - sum(q * a for q, a in zip(queries[i], row, strict=True)) / 2.0) < 1e-12
     # the last query (position 8): keys 0 … 6 are 2 or more back and share one value
     far = _out(page, "shaw_term_far")
     assert far.startswith("query 8: keys 0 … 6 (offset ≤ −2) all get")

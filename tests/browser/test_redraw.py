@@ -8,7 +8,19 @@ change would lag by the sum of them.  Redraws are counted with Plotly's own even
 
 import pytest
 
-from tests.browser.helpers import ALL_PLOTS_DRAWN, count_api, draw_pending, nudge_slider, set_box, settle, snapshot, wait_for_data_change, wait_for_plot, wait_for_query, wait_until_idle
+from tests.browser.helpers import (
+    ALL_PLOTS_DRAWN,
+    count_api,
+    draw_pending,
+    nudge_slider,
+    set_box,
+    settle,
+    snapshot,
+    wait_for_data_change,
+    wait_for_plot,
+    wait_for_query,
+    wait_until_idle,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -135,7 +147,7 @@ RANGES_JS = """(id) => { const full = document.getElementById(id)._fullLayout;
 
 
 def _close(a, b, tol=1e-6):
-    return all(abs(x - y) <= tol * max(1.0, abs(x), abs(y)) for pair_a, pair_b in zip(a, b) for x, y in zip(pair_a, pair_b))
+    return all(abs(x - y) <= tol * max(1.0, abs(x), abs(y)) for pair_a, pair_b in zip(a, b, strict=True) for x, y in zip(pair_a, pair_b, strict=True))
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ def test_heads_and_direction_update_plots_and_url(page, base_url):
     wait_for_query(page, "bidirectional=false")
     wait_for_data_change(page, "plot-t5-buckets", buckets_before)
     buckets = plot_data(page, "plot-t5-buckets")[0]
-    after_query = dict(zip(buckets["x"], buckets["y"]))
+    after_query = dict(zip(buckets["x"], buckets["y"], strict=True))
     assert after_query[5] == 0 and after_query[-5] == 5 and after_query[-20] == 17
 
     state = {p: snapshot(page, p) for p in ("plot-shaw", "plot-t5-buckets", "plot-t5-bias", "plot-alibi-slopes", "plot-alibi-bias")}

@@ -4,7 +4,15 @@ reload the address and get the same view, with no console error (the `page` fixt
 import math
 import re
 
-from tests.browser.helpers import nudge_slider, plot_data, set_box, snapshot, wait_for_data_change, wait_for_plot, wait_for_query
+from tests.browser.helpers import (
+    nudge_slider,
+    plot_data,
+    set_box,
+    snapshot,
+    wait_for_data_change,
+    wait_for_plot,
+    wait_for_query,
+)
 
 
 def readout(page, name: str) -> str:

@@ -75,7 +75,7 @@ def _same(python, page_value) -> bool:
     number, but true and 1 are not the same answer)."""
     if isinstance(python, list) or isinstance(page_value, list):
         return isinstance(python, list) and isinstance(page_value, list) and len(python) == len(page_value) and all(
-            _same(a, b) for a, b in zip(python, page_value)
+            _same(a, b) for a, b in zip(python, page_value, strict=True)
         )
     if isinstance(python, bool) or isinstance(page_value, bool):
         return type(python) is type(page_value) and python == page_value
@@ -95,7 +95,7 @@ def test_server_and_page_evaluate_every_rule_alike(page, base_url):
     )
     disagreements = [
         (case["where"], case["tree"], case["values"], case["python"], answer)
-        for case, answer in zip(cases, page_answers)
+        for case, answer in zip(cases, page_answers, strict=True)
         if not _same(case["python"], answer)
     ]
     assert len(cases) > 500
@@ -129,5 +129,5 @@ def test_page_and_server_word_every_broken_rule_alike(page, base_url):
         cases,
     )
     assert len(cases) > 20  # most rules are broken within the tries
-    different = [(case["where"], case["python"], answer) for case, answer in zip(cases, page_messages) if case["python"] != answer]
+    different = [(case["where"], case["python"], answer) for case, answer in zip(cases, page_messages, strict=True) if case["python"] != answer]
     assert different == [], different[:5]

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.helpers import ALL_PLOTS_DRAWN
-
 from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
+from tests.browser.helpers import ALL_PLOTS_DRAWN
 
 NAMES = [view.name for view in discover()]
 # Embed mode and framing differ from a normal page only in headers (frame-ancestors), which

@@ -90,7 +90,7 @@ def _learned_sinusoid_similarity(twin):
     """/learned's sinusoid P·Pᵀ for an even width is Toeplitz: by_offset.sinusoid at |p − q|
     (the twin gives the matrix itself only for an odd width)."""
     positions = np.array(twin["positions"])
-    by_offset = dict(zip(twin["by_offset"]["offsets"], twin["by_offset"]["sinusoid"]))
+    by_offset = dict(zip(twin["by_offset"]["offsets"], twin["by_offset"]["sinusoid"], strict=True))
     offsets = np.abs(positions[:, None] - positions[None, :])
     if not all(int(o) in by_offset for o in np.unique(offsets)):
         return {}

@@ -9,7 +9,7 @@ from tests.browser.helpers import plot_data, set_box, snapshot, wait_for_data_ch
 def test_terms_follow_the_layout_and_update(page, base_url):
     page.goto(f"{base_url}/transformer-xl")
     wait_for_plot(page, "plot-terms")
-    a, b, c, d = plot_data(page, "plot-terms")
+    a, _b, c, d = plot_data(page, "plot-terms")
     assert a["y"] == list(range(16, 24)) and a["x"] == list(range(24))
     # (c) constant down each column, (d) constant along each diagonal; later keys blank
     for j in range(17):

@@ -48,8 +48,8 @@ def rotation_matrices(length, dim, base=10000.0):
 
 
 def test_dog_bites_man_gives_bites_the_identical_output():
-    a = encode_sentence("dog bites man".split(), 8, 0, "none", TABLE)
-    b = encode_sentence("man bites dog".split(), 8, 0, "none", TABLE)
+    a = encode_sentence(["dog", "bites", "man"], 8, 0, "none", TABLE)
+    b = encode_sentence(["man", "bites", "dog"], 8, 0, "none", TABLE)
     assert (a["out"][1] == b["out"][1]).all()  # exact equality, every bit
     assert (a["out"][1] - b["out"][1] == 0).all()
     # and the other two words simply swap places
@@ -58,8 +58,8 @@ def test_dog_bites_man_gives_bites_the_identical_output():
 
 @pytest.mark.parametrize("position", ["learned", "sinusoidal", "rope"])
 def test_position_makes_the_outputs_differ(position):
-    a = encode_sentence("dog bites man".split(), 8, 0, position, TABLE)
-    b = encode_sentence("man bites dog".split(), 8, 0, position, TABLE)
+    a = encode_sentence(["dog", "bites", "man"], 8, 0, position, TABLE)
+    b = encode_sentence(["man", "bites", "dog"], 8, 0, position, TABLE)
     assert np.linalg.norm(a["out"][1] - b["out"][1]) > 1e-4
 
 
@@ -94,7 +94,7 @@ def test_matches_independent_matrix_formulation():
 
 
 def test_rope_attention_matches_explicit_rotation_matrices():
-    words = "the quick brown fox".split()
+    words = ["the", "quick", "brown", "fox"]
     got = encode_sentence(words, 8, 5, "rope", TABLE)
     x = np.array([word_embedding(w, 8, 5) for w in words])
     scores, out = reference_attention(x, *projection_weights(8, 5), rotations=rotation_matrices(4, 8))
@@ -103,7 +103,7 @@ def test_rope_attention_matches_explicit_rotation_matrices():
 
 
 def test_additive_positions_are_the_right_tables():
-    words = "one two three".split()
+    words = ["one", "two", "three"]
     for position, table in [
         ("sinusoidal", sinusoidal_table(np.arange(3), 8, 10000.0, "interleaved")),
         ("learned", learned_table(TABLE, 8, 2)[:3]),
@@ -114,7 +114,7 @@ def test_additive_positions_are_the_right_tables():
 
 
 def test_repeated_tokens_get_equal_content_scores_without_position():
-    words = "the cat saw the dog".split()
+    words = ["the", "cat", "saw", "the", "dog"]
     plain = encode_sentence(words, 8, 0, "none", TABLE)
     assert (plain["scores"][:, 0] == plain["scores"][:, 3]).all()  # every query scores both "the" alike
     assert (plain["weights"][:, 0] == plain["weights"][:, 3]).all()
@@ -143,7 +143,7 @@ def test_learned_position_needs_a_row():
 
 
 def test_reorderings():
-    words = "a b c d".split()
+    words = ["a", "b", "c", "d"]
     assert reorder(words, "reverse") == [3, 2, 1, 0]
     assert reorder(words, "swap_ends") == [3, 1, 2, 0]
     assert reorder(words, "rotate") == [1, 2, 3, 0]
@@ -154,5 +154,5 @@ def test_reorderings():
 
 def test_every_position_kind_runs():
     for position in POSITIONS:
-        result = encode_sentence("a b a".split(), 4, 0, position, TABLE)
+        result = encode_sentence(["a", "b", "a"], 4, 0, position, TABLE)
         assert result["out"].shape == (3, 4) and np.isfinite(result["out"]).all()

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.core import calculator, men_table, scaling
+from app.core import base_grid, calculator, men_table, scaling
 
 DATA = json.loads((Path(__file__).parents[1] / "reference" / "data" / "rope_init.json").read_text())
 
@@ -48,11 +48,11 @@ def four_digit_grid(stop):
 
 def test_grid_is_four_significant_digits():
     grid = four_digit_grid(2e5)
-    np.testing.assert_array_equal(calculator.grid_values(0, len(grid)), grid)
+    np.testing.assert_array_equal(base_grid.grid_values(0, len(grid)), grid)
     for value in (1.0, 4294.0, 26960.0, 6.543e7, 9.999e14):
-        index = calculator.grid_index_at_least(value)
-        assert calculator.grid_value(index) == value
-    assert calculator.grid_value(calculator.grid_index_at_least(26961.0)) == 26970.0
+        index = base_grid.grid_index_at_least(value)
+        assert base_grid.grid_value(index) == value
+    assert base_grid.grid_value(base_grid.grid_index_at_least(26961.0)) == 26970.0
 
 
 @pytest.mark.parametrize("d, length", [(8, 12), (16, 40), (32, 25), (6, 30)])
@@ -69,7 +69,7 @@ def test_smallest_base_equals_an_exhaustive_brute_force_search(d, length):
             want = bases[passing[0]]
         e += 1
     records = calculator.smallest_base_records(d, length)
-    got = calculator.grid_value(int(records.index[records.lookup(length)]))
+    got = base_grid.grid_value(int(records.index[records.lookup(length)]))
     assert got == want
 
 
@@ -80,14 +80,14 @@ def test_d128_smallest_bases_pass_and_the_grid_value_below_fails(length, want):
     assert result["base"] == want and result["source"] == "table"
     assert brute_margin(want, 128, length).min() >= 0
     below = result["previous_base"]
-    assert below == calculator.grid_value(calculator.grid_index_at_least(want) - 1)
+    assert below == base_grid.grid_value(base_grid.grid_index_at_least(want) - 1)
     assert brute_first_failing(below, 128, length) == result["previous_fails_at"]
 
 
 def test_bases_below_the_smallest_fail_sampled_by_brute_force():
     # Every 37th grid value below the T = 2048 answer fails somewhere below 2048.
-    stop = calculator.grid_index_at_least(11590.0)
-    for value in calculator.grid_values(0, stop)[::37]:
+    stop = base_grid.grid_index_at_least(11590.0)
+    for value in base_grid.grid_values(0, stop)[::37]:
         assert brute_first_failing(value, 128, 2048) is not None, value
 
 
@@ -97,7 +97,7 @@ def test_passing_bases_are_not_an_interval():
     assert brute_first_failing(26950.0, 128, 4096) is not None
     assert brute_first_failing(27000.0, 128, 4096) == 4079
     assert brute_margin(28700.0, 128, 4096).min() == pytest.approx(0.15604, abs=1e-5)
-    larger = calculator.larger_failing_base(128, 4096, calculator.grid_index_at_least(26960.0))
+    larger = calculator.larger_failing_base(128, 4096, base_grid.grid_index_at_least(26960.0))
     assert larger is not None and larger["base"] > 26960.0
     assert brute_margin(larger["base"], 128, 4096)[larger["fails_at"]] < 0
 
@@ -121,7 +121,7 @@ def test_table_reach_is_the_first_failing_m_by_brute_force(d):
         reach = int(table.reach[row])
         if reach > 50000:
             break
-        base = calculator.grid_value(int(table.index[row]))
+        base = base_grid.grid_value(int(table.index[row]))
         assert brute_first_failing(base, d, reach + 1) == reach, (d, base)
 
 
@@ -183,7 +183,7 @@ def test_llama3_band_counts():
 def test_a_larger_failing_base_is_found_and_checked_by_the_definition(d, length):
     # d = 128, T = 131,072: the 64 grid values the search used to try found none; 4,873,000 fails at m = 124,749.
     smallest = calculator.smallest_base(d, length)["base"]
-    search = calculator.search_larger_failing_base(d, length, calculator.grid_index_at_least(smallest))
+    search = calculator.search_larger_failing_base(d, length, base_grid.grid_index_at_least(smallest))
     found = search["found"]
     assert found is not None and found["base"] > smallest and found["fails_at"] < length
     # B_m = Σ_j cos(m·b^(−2j/d)) written out, independent of the search's vectorised margins.
@@ -194,12 +194,12 @@ def test_a_larger_failing_base_is_found_and_checked_by_the_definition(d, length)
 
 def test_the_first_larger_failing_base_at_4096_is_the_next_but_one_grid_value():
     # Short lengths are scanned in order: 26 970 passes (brute force), 26 980 is the first that fails.
-    search = calculator.search_larger_failing_base(128, 4096, calculator.grid_index_at_least(26960.0))
+    search = calculator.search_larger_failing_base(128, 4096, base_grid.grid_index_at_least(26960.0))
     assert brute_margin(26970.0, 128, 4096).min() >= 0
     assert search["found"]["base"] == 26980.0
     assert brute_first_failing(26980.0, 128, 4096) == search["found"]["fails_at"]
 
 
 def test_no_larger_failing_base_within_the_bound_is_said():
-    search = calculator.search_larger_failing_base(128, 4096, calculator.grid_index_at_least(26960.0), steps=1)
+    search = calculator.search_larger_failing_base(128, 4096, base_grid.grid_index_at_least(26960.0), steps=1)
     assert search["found"] is None and search["statement"].startswith("None found within the search's bound")

@@ -17,7 +17,6 @@ from app.core.rope import ones_score
 from app.core.sinusoidal import sinusoid_frequencies
 from app.core.transformer_xl import relative_inverse_frequencies
 
-
 ULP2 = 2.0**-51  # numpy's pow and the C library's may differ in the last bit
 
 
@@ -43,7 +42,7 @@ def test_many_bases_at_once_are_each_base_alone_bit_for_bit():
     bases = np.concatenate([10 ** np.random.default_rng(0).uniform(0, 15, 200), [10000.0, 500000.0]])
     rows = inverse_frequencies(128, bases)
     assert rows.shape == (len(bases), 64)
-    assert all(np.array_equal(row, inverse_frequencies(128, float(b))) for row, b in zip(rows, bases))
+    assert all(np.array_equal(row, inverse_frequencies(128, float(b))) for row, b in zip(rows, bases, strict=True))
 
 
 def test_longrope_divides_inside_the_reciprocal_as_transformers_does():
@@ -59,7 +58,7 @@ def test_longrope_divides_inside_the_reciprocal_as_transformers_does():
     assert switch["in_use"] == "short" and scaling.longrope_switch(cfg, 4097)["in_use"] == "long"
     np.testing.assert_allclose(switch["short_scale"], 1 / np.array(short), rtol=1e-15)
     np.testing.assert_allclose(switch["long_scale"], 1 / np.array(long), rtol=1e-15)
-    at = dict(zip(switch["lengths"].tolist(), switch["scale_at_length"].T))
+    at = dict(zip(switch["lengths"].tolist(), switch["scale_at_length"].T, strict=True))
     np.testing.assert_allclose(at[4096], 1 / np.array(short)[switch["pairs"]], rtol=1e-15)
     np.testing.assert_allclose(at[4097], 1 / np.array(long)[switch["pairs"]], rtol=1e-15)
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.trained import gguf_file as model_file
 from app.core import gguf_llama
+from app.trained import gguf_file as model_file
 from tests.smollm import gguf_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +60,7 @@ def test_greedy_continuation_equals_the_reference_up_to_a_near_tie(smollm, case)
     logits = gguf_llama.forward(model, ids, keep_qk=False)["logits"]
     start = len(case["ids"]) - 1
     compared = 0
-    for step, (want, gap) in enumerate(zip(case["continuation"], case["top2_gap"])):
+    for step, (want, gap) in enumerate(zip(case["continuation"], case["top2_gap"], strict=True)):
         if gap <= LOGIT_TOL:
             break
         assert int(np.argmax(logits[start + step])) == want, (step, tok.decode(case["continuation"][: step + 1]))

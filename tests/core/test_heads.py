@@ -54,7 +54,7 @@ def test_previous_token_pattern_is_classified_and_js_is_zero_on_itself():
 
 def test_surgery_default_config_keeps_the_pattern_and_band_unrotated_zeroes_frequencies():
     rng = np.random.default_rng(3)
-    q, k = rng.standard_normal((2, 10, 64))
+    _q, _k = rng.standard_normal((2, 10, 64))
     base = inverse_frequencies(64, 100000.0)
     cfg = scaling.RopeConfig(rope_theta=100000.0, head_dim=64)
     inv, att, keep = heads.surgery_inv_freq(base, cfg, None, "unrotated", 10)

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from app import settings
-from app.trained import models, runner as model_runner
 from app.__main__ import main
 from app.core import gguf_llama
+from app.trained import models
+from app.trained import runner as model_runner
 from tests.smollm import gguf_path
 
 LAYERS = models.DEFAULT.heads.meta["layers"]

@@ -16,7 +16,7 @@ def theta(r, base):
 
 
 def test_hidden_size_over_heads_and_default_theta():
-    config, standardized, _ = rope_config_from_hf({"hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 32000})
+    config, _standardized, _ = rope_config_from_hf({"hidden_size": 4096, "num_attention_heads": 32, "vocab_size": 32000})
     assert (config.head_dim, config.rope_type, config.rope_theta) == (128, "default", 10000.0)
     np.testing.assert_allclose(compute(config)[0], theta(128, 1e4), rtol=1e-13)
 

@@ -117,7 +117,7 @@ def test_cosine_similarity_against_explicit_loops(table):
     for p in range(20):
         for q in range(20):
             a, b = rows[p], rows[q]
-            expected = sum(x * y for x, y in zip(a, b)) / (np.sqrt(sum(x * x for x in a)) * np.sqrt(sum(y * y for y in b)))
+            expected = sum(x * y for x, y in zip(a, b, strict=True)) / (np.sqrt(sum(x * x for x in a)) * np.sqrt(sum(y * y for y in b)))
             assert got[p, q] == pytest.approx(expected, abs=1e-12)
 
 

@@ -64,7 +64,7 @@ def test_rotation_matches_the_qwen_rotary_modules(case):
     np.testing.assert_allclose(inv_freq, case["inv_freq"], rtol=5e-7)
     positions = np.array(case["positions"])
     angles = pair_angles(positions, axes, inv_freq)
-    both = lambda a: np.concatenate([a, a], axis=1)  # noqa: E731  (cat(φ, φ), rotate-half layout)
+    both = lambda a: np.concatenate([a, a], axis=1)  # cat(φ, φ), rotate-half layout
     # The module multiplies in float32: the same product in float32 gives its cos/sin to float32 accuracy.
     angles32 = (positions[:, axes].astype(np.float32) * np.array(case["inv_freq"], dtype=np.float32)).astype(np.float64)
     np.testing.assert_allclose(np.cos(both(angles32)), case["cos"], atol=2e-7)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.core.precision import angles_in, first_collision, to_bfloat16
 from app.core.frequencies import inverse_frequencies
+from app.core.precision import angles_in, first_collision, to_bfloat16
 
 
 def bits16(value):

@@ -13,8 +13,8 @@ import math
 import numpy as np
 import pytest
 
-from app.core.precision import error_envelopes, first_collision, run_starts
 from app.core.frequencies import inverse_frequencies
+from app.core.precision import error_envelopes, first_collision, run_starts
 
 DTYPES = ("float32", "bfloat16", "float16")
 
@@ -67,7 +67,7 @@ THETAS = [1.0, 0.37, 0.0123, 3.3e-4, 2.7e-6, 1.04e-9] + list(inverse_frequencies
 @pytest.mark.parametrize("length", [2, 3, 7, 599, 600, 601, 1000, 4099, 33000, 65519, 65521, 70001])
 def test_error_envelopes_equal_a_scan_of_every_position(length):
     fast = error_envelopes(length, THETAS, min(600, length))
-    for theta, got in zip(THETAS, fast):
+    for theta, got in zip(THETAS, fast, strict=True):
         want = brute_envelopes(length, theta, min(600, length))
         for dtype in DTYPES:
             for key in ("angle", "score"):

@@ -168,7 +168,7 @@ def test_alibi_bias_forms_agree_after_softmax():
             # rows differ by the constant m·i, so their softmax (over the visible keys) is identical
             visible = slice(0, i + 1)
             np.testing.assert_allclose(bloom[h, i, visible] - paper[h, i, visible], m * i, rtol=0, atol=1e-12)
-            soft = lambda row: np.exp(row - row.max()) / np.exp(row - row.max()).sum()  # noqa: E731
+            soft = lambda row: np.exp(row - row.max()) / np.exp(row - row.max()).sum()
             np.testing.assert_allclose(soft(bloom[h, i, visible]), soft(paper[h, i, visible]), rtol=1e-12)
     assert not np.signbit(paper[:, np.arange(7), np.arange(7)]).any()  # zeros on the diagonal, not −0.0
 

@@ -45,7 +45,7 @@ def test_rotation_equals_block_diagonal_matrix(pairing):
     positions = np.array([0, 1, 7, 123, 4096])
     got = rotate(x, positions, theta, pairing)
     perm = interleaved_to_half(d)
-    for row, m in zip(got, positions):
+    for row, m in zip(got, positions, strict=True):
         big = block_diagonal_interleaved(m, theta)
         if pairing == "interleaved":
             expected = big @ x

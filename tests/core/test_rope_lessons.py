@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 
 from app.core.clock import closest_return, min_separation, near_returns, wrap_signed
-from app.core.decimate import minmax_envelope
+from app.core.decimate import column_envelope, minmax_envelope
 from app.core.frequencies import inverse_frequencies
-from app.core.decimate import column_envelope
 from app.core.offsets import log_columns, offset_curves, prope_ladder
 from app.core.rope import interleaved_to_half, rotation_matrix
 from app.core.scores import content_vectors, diagonal_spread, theta_identity_errors
@@ -80,7 +79,7 @@ def test_lecture_preset_gives_120_degrees_in_both_panels():
     assert params.theta == math.pi / 6 and (params.m, params.n, params.shift) == (2, 5, 5)
     data = compute_rotation(params)
     # Geometry: q at 0°, k at 30°, each turned by position·30°: 60° and 180°, then 210° and 330°.
-    for panel, (q_deg, k_deg) in zip(data["panels"], [(60, 180), (210, 330)]):
+    for panel, (q_deg, k_deg) in zip(data["panels"], [(60, 180), (210, 330)], strict=True):
         expected_q = np.array([math.cos(math.radians(q_deg)), math.sin(math.radians(q_deg))])
         expected_k = np.array([math.cos(math.radians(k_deg)), math.sin(math.radians(k_deg))])
         np.testing.assert_allclose(panel["q_rot"], expected_q, atol=1e-15)
@@ -350,14 +349,14 @@ def test_decimated_curve_keeps_the_true_min_and_max_of_every_column(spacing, max
     params = OffsetsParams(head_dim=64, bases=(10000.0, 500.0), max_offset=max_offset, columns=700, spacing=spacing)
     data = compute_offsets(params)
     ones = np.ones(64)
-    for curve, base in zip(data["curves"], params.bases):
+    for curve, base in zip(data["curves"], params.bases, strict=True):
         theta = base ** (-np.arange(32) * 2 / 64)
         full = direct_curve(ones, ones, theta, np.arange(max_offset + 1)) / 8.0
         starts, stops = np.asarray(data["column_start"]), np.asarray(data["column_stop"])
         assert stops[-1] == max_offset + 1 and np.all(starts[1:] == stops[:-1])
         assert len(starts) <= 700
-        brute_low = np.array([full[a:b].min() for a, b in zip(starts, stops)])
-        brute_high = np.array([full[a:b].max() for a, b in zip(starts, stops)])
+        brute_low = np.array([full[a:b].min() for a, b in zip(starts, stops, strict=True)])
+        brute_high = np.array([full[a:b].max() for a, b in zip(starts, stops, strict=True)])
         np.testing.assert_allclose(curve["low"], brute_low, atol=1e-9)
         np.testing.assert_allclose(curve["high"], brute_high, atol=1e-9)
         np.testing.assert_array_equal(data["points_per_column"], stops - starts)

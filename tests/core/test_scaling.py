@@ -13,12 +13,12 @@ import pytest
 
 from app.core import scaling
 from app.core.frequencies import pair_with_turns
+from app.core.hf_config import TOP_KEYS as STANDARD_KEYS
 from app.core.hf_config import rope_config_from_hf
 from app.core.scaling import METHODS, RopeConfig, ScalingError, compute
 
 DATA = json.loads((Path(__file__).parents[1] / "reference" / "data" / "rope_init.json").read_text())
 CASES = [case for case in DATA["cases"] if case["rope_type"] != "proportional"]
-from app.core.hf_config import TOP_KEYS as STANDARD_KEYS  # noqa: E402
 
 
 def _config(case: dict) -> dict:
@@ -89,7 +89,7 @@ def test_yarn_attention_factor(s, value):
 
 
 def test_yarn_mscale_rules():
-    base = dict(rope_type="yarn", head_dim=64, factor=40.0, original_max_position_embeddings=4096)
+    base = {"rope_type": "yarn", "head_dim": 64, "factor": 40.0, "original_max_position_embeddings": 4096}
     assert compute(RopeConfig(**base, mscale=0.707, mscale_all_dim=0.707))[1] == 1.0  # DeepSeek: equal → 1
     assert compute(RopeConfig(**base, mscale=0.707))[1] == pytest.approx(0.1 * math.log(40) + 1)  # alone: ignored
     ratio = (0.1 * 1.0 * math.log(40) + 1) / (0.1 * 0.5 * math.log(40) + 1)

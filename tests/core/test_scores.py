@@ -76,7 +76,7 @@ def test_mean_phasors_match_direct_sums_including_full_turns():
     theta = np.array([1.0, 1e-7, np.pi, 2 * np.pi, 0.5])
     starts, sizes = block_partition(20, 6)
     got = mean_phasors(starts, sizes, theta)
-    for b, (s, n) in enumerate(zip(starts, sizes)):
+    for b, (s, n) in enumerate(zip(starts, sizes, strict=True)):
         m = np.arange(s, s + n)
         np.testing.assert_allclose(got[b], np.exp(1j * np.outer(m, theta)).mean(axis=0), atol=1e-12)
 

@@ -7,7 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from app.core.transformer_xl import constancy, relative_inverse_frequencies, relative_sinusoid, score_terms, stand_in_weights
+from app.core.transformer_xl import (
+    constancy,
+    relative_inverse_frequencies,
+    relative_sinusoid,
+    score_terms,
+    stand_in_weights,
+)
 
 
 def loop_terms(E, W_q, W_kE, W_kR, u, v, query_len):
@@ -25,7 +31,7 @@ def loop_terms(E, W_q, W_kE, W_kR, u, v, query_len):
         return [sum(M[r][c] * x[c] for c in range(d)) for r in range(d)]
 
     def dot(a, b):
-        return sum(x * y for x, y in zip(a, b))
+        return sum(x * y for x, y in zip(a, b, strict=True))
 
     out = {name: [[None] * key_len for _ in range(query_len)] for name in "abcd"}
     for row in range(query_len):

@@ -56,13 +56,13 @@ def _read_until(sock: socket.socket, marker: bytes, data: bytes = b"") -> bytes:
 @pytest.mark.parametrize("workers", [1, 2])
 def test_sigterm_lets_the_inflight_request_finish_and_exits_0(tmp_path, workers):
     port = _free_port()
-    log = open(tmp_path / "server.log", "wb")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "app", "--port", str(port), "--workers", str(workers), "--log-level", "info"],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    with open(tmp_path / "server.log", "wb") as log:  # the server writes its own copy
+        server = subprocess.Popen(
+            [sys.executable, "-m", "app", "--port", str(port), "--workers", str(workers), "--log-level", "info"],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         _wait_healthy(port, server)
         sock = socket.create_connection(("127.0.0.1", port), timeout=60)
@@ -94,7 +94,6 @@ def test_sigterm_lets_the_inflight_request_finish_and_exits_0(tmp_path, workers)
         if server.poll() is None:
             server.kill()
             server.wait()
-        log.close()
     text = (tmp_path / "server.log").read_text()
     assert "Traceback" not in text, text
     assert "POST /api/rope/rotate 200" in text  # the access log saw the request finish
@@ -128,11 +127,11 @@ def test_sigterm_mid_burst_answers_every_request_sent_on_kept_alive_connections(
 
     clients, per_client = 32, 40
     port = _free_port()
-    log = open(tmp_path / "server.log", "wb")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "app", "--port", str(port), "--workers", "2", "--log-level", "info"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-    )
+    with open(tmp_path / "server.log", "wb") as log:  # the server writes its own copy
+        server = subprocess.Popen(
+            [sys.executable, "-m", "app", "--port", str(port), "--workers", "2", "--log-level", "info"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        )
     outcomes: dict[int, list[str]] = {}
     started = threading.Barrier(clients + 1)
 
@@ -172,7 +171,6 @@ def test_sigterm_mid_burst_answers_every_request_sent_on_kept_alive_connections(
         if server.poll() is None:
             server.kill()
             server.wait()
-        log.close()
     failed = {number: seen[-1] for number, seen in outcomes.items() if seen and seen[-1] != "ok"}
     assert not failed, f"{len(failed)} of {clients} clients lost a request they had sent: {list(failed.values())[:4]}"
     assert sum(len(seen) for seen in outcomes.values()) < clients * per_client  # the signal did come mid-burst

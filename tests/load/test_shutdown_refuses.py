@@ -28,11 +28,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_sigterm_with_two_workers_refuses_new_connections_and_answers_every_request_sent(tmp_path):
     clients, per_client = 48, 400
     port = _free_port()
-    log = open(tmp_path / "server.log", "wb")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "app", "--port", str(port), "--workers", "2", "--log-level", "info"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-    )
+    with open(tmp_path / "server.log", "wb") as log:  # the server writes its own copy
+        server = subprocess.Popen(
+            [sys.executable, "-m", "app", "--port", str(port), "--workers", "2", "--log-level", "info"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        )
     outcomes: dict[int, list[str]] = {number: [] for number in range(clients)}
     signalled = threading.Event()
     started = threading.Barrier(clients + 1)
@@ -87,7 +87,6 @@ def test_sigterm_with_two_workers_refuses_new_connections_and_answers_every_requ
         if server.poll() is None:
             server.kill()
             server.wait()
-        log.close()
     lost = [seen[-1] for seen in outcomes.values() if seen and seen[-1].startswith(("lost", "refused before"))]
     assert not lost, f"{len(lost)} of {clients} clients lost a request they had sent: {lost[:4]}"
     ended = [seen[-1] for seen in outcomes.values()]
@@ -122,11 +121,11 @@ def test_never_reading_clients_leave_no_socket_behind_after_the_timeout(tmp_path
     ordinary close left them in FIN-WAIT-1, 77 MB for 20 such clients)."""
     timeout = 2.0
     port = _free_port()
-    log = open(tmp_path / "server.log", "wb")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "app", "--port", str(port), "--request-timeout", str(timeout), "--log-level", "warning"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-    )
+    with open(tmp_path / "server.log", "wb") as log:  # the server writes its own copy
+        server = subprocess.Popen(
+            [sys.executable, "-m", "app", "--port", str(port), "--request-timeout", str(timeout), "--log-level", "warning"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        )
     socks = []
     try:
         _wait_healthy(port, server)
@@ -153,4 +152,3 @@ def test_never_reading_clients_leave_no_socket_behind_after_the_timeout(tmp_path
             sock.close()
         server.terminate()
         server.wait(timeout=30)
-        log.close()

@@ -43,17 +43,17 @@ import transformers
 
 transformers.logging.set_verbosity_error()
 
-from transformers import LlamaConfig  # noqa: E402
-from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS  # noqa: E402
-from transformers.models.bloom import modeling_bloom  # noqa: E402
-from transformers.models.distilbert import modeling_distilbert  # noqa: E402
-from transformers.models.gpt_neox import modeling_gpt_neox  # noqa: E402
-from transformers.models.gptj import modeling_gptj  # noqa: E402
-from transformers.models.llama import modeling_llama  # noqa: E402
-from transformers.models.marian import modeling_marian  # noqa: E402
-from transformers.models.mpt import modeling_mpt  # noqa: E402
-from transformers.models.t5 import modeling_t5  # noqa: E402
-from transformers.models.whisper import modeling_whisper  # noqa: E402
+from transformers import LlamaConfig
+from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+from transformers.models.bloom import modeling_bloom
+from transformers.models.distilbert import modeling_distilbert
+from transformers.models.gpt_neox import modeling_gpt_neox
+from transformers.models.gptj import modeling_gptj
+from transformers.models.llama import modeling_llama
+from transformers.models.marian import modeling_marian
+from transformers.models.mpt import modeling_mpt
+from transformers.models.t5 import modeling_t5
+from transformers.models.whisper import modeling_whisper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_DIR = os.path.join(HERE, "data")
@@ -146,19 +146,19 @@ def rope_case(case_id, cfg, seq_len, reference="ROPE_INIT_FUNCTIONS"):
     if reference == "ROPE_INIT_FUNCTIONS":
         fn = ROPE_INIT_FUNCTIONS[rope_type]
         module_cls = modeling_llama.LlamaRotaryEmbedding
-        call = lambda c: fn(c, None, seq_len=seq_len)  # noqa: E731
+        call = lambda c: fn(c, None, seq_len=seq_len)
     elif reference == "LlamaRotaryEmbedding.compute_default_rope_parameters":
         module_cls = modeling_llama.LlamaRotaryEmbedding
-        call = lambda c: module_cls.compute_default_rope_parameters(c)  # noqa: E731
+        call = lambda c: module_cls.compute_default_rope_parameters(c)
     elif reference == "GPTNeoXRotaryEmbedding.compute_default_rope_parameters":
         module_cls = modeling_gpt_neox.GPTNeoXRotaryEmbedding
-        call = lambda c: module_cls.compute_default_rope_parameters(c)  # noqa: E731
+        call = lambda c: module_cls.compute_default_rope_parameters(c)
     else:
         raise ValueError(reference)
     try:
         config = make_config(cfg)
         inv_freq, attention_factor = call(config)
-    except Exception as exc:  # the reference raises: record it
+    except Exception as exc:  # noqa: BLE001  the reference raises: its error is the recorded answer
         case["error"] = type(exc).__name__
         case["message"] = str(exc)
         return case
@@ -521,7 +521,7 @@ def paper_get_slopes(n):
 
     n a power of 2: m_h = 2^(-8h/n), h = 1..n. Otherwise P = 2^floor(log2 n): the P slopes for P heads, then
     2^(-4(2i+1)/P) for i = 0..n-P-1 (every other slope of the 2P series, starting at the first), appended."""
-    P = 2 ** int(math.floor(math.log2(n)))
+    P = 2 ** math.floor(math.log2(n))
     slopes = [2.0 ** (-8.0 * h / P) for h in range(1, P + 1)]
     slopes += [2.0 ** (-4.0 * (2 * i + 1) / P) for i in range(n - P)]
     return slopes
@@ -544,7 +544,7 @@ def gen_alibi():
         mpt_slopes = -mpt[:, 0, 0]
         paper = paper_get_slopes(n)
         a, b, c = f64(bloom_slopes), f64(mpt_slopes), paper
-        for x, y, z in zip(a, b, c):
+        for x, y, z in zip(a, b, c, strict=True):
             if not (abs(x - z) <= 1e-6 * abs(z) and abs(y - z) <= 1e-6 * abs(z)):
                 raise AssertionError("ALiBi slopes disagree for n=%d: bloom=%r mpt=%r paper=%r" % (n, x, y, z))
         assert len(a) == len(b) == len(c) == n
@@ -586,7 +586,7 @@ def gen_sinusoidal():
                     "layout": layout, "length": length, "dim": dim}
             try:
                 table = fn(length, dim)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001  the reference raises: its error is the recorded answer
                 case["error"] = type(exc).__name__
                 case["message"] = str(exc)
             else:
@@ -753,7 +753,7 @@ def hf_config_case(case_id, source, config_dict):
         try:
             _load_config(config_dict)
             case["transformers_refuses_as_published"] = None
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  whatever transformers raises is recorded
             case["transformers_refuses_as_published"] = "%s: %s" % (type(exc).__name__, exc)
         case["reference_config"] = reference_dict
     config = _load_config(reference_dict)
@@ -864,7 +864,7 @@ def gen_mrope():
     rng = np.random.default_rng(4242)
     sample = cases[0]["position_ids"]
     for reference, head_dim, base, section in MROPE_ROTARY:
-        positions = [list(col) for col in zip(*sample)] + MROPE_EXTRA_POSITIONS
+        positions = [list(col) for col in zip(*sample, strict=True)] + MROPE_EXTRA_POSITIONS
         rope_parameters = {"rope_type": "default", "rope_theta": base, "mrope_section": section}
         if reference == "qwen2_vl":
             config = Qwen2VLTextConfig(hidden_size=4 * head_dim, num_attention_heads=4, rope_parameters=rope_parameters)

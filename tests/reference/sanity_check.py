@@ -46,7 +46,7 @@ check("yarn corr_dim unrounded (20.944, 45.027)", round(lo, 3) == 20.944 and rou
 for s in [4, 32]:
     base = inv("default/d128/theta10000")
     y = inv("yarn/d128/theta10000/s%d/L04096" % s)
-    ratio = [a / b for a, b in zip(y, base)]
+    ratio = [a / b for a, b in zip(y, base, strict=True)]
     unchanged = [j for j, q in enumerate(ratio) if close(q, 1.0)]
     divided = [j for j, q in enumerate(ratio) if close(q, 1.0 / s)]
     check("yarn d128 s%d: pairs 0-20 keep theta, 46-63 theta/s, 21-45 between" % s,
@@ -75,12 +75,12 @@ short = c_none["config"]["rope_parameters"]["short_factor"]
 base = inv("default/d128/theta10000")
 check("longrope seq None and seq == L0 use short factors, seq L0+1 long",
       c_none["inv_freq"] == c_eq["inv_freq"] and c_gt["inv_freq"] != c_eq["inv_freq"]
-      and all(close(a, b / f) for a, b, f in zip(c_none["inv_freq"], base, short)))
+      and all(close(a, b / f) for a, b, f in zip(c_none["inv_freq"], base, short, strict=True)))
 
 # --- llama3 d=128 theta=5e5 L0=8192 s=8
 base = inv("default/d128/theta500000")
 l3 = inv("llama3/d128/theta500000/s8/L08192/low1/high4")
-ratio = [a / b for a, b in zip(l3, base)]
+ratio = [a / b for a, b in zip(l3, base, strict=True)]
 unchanged = [j for j, q in enumerate(ratio) if close(q, 1.0)]
 divided = [j for j, q in enumerate(ratio) if close(q, 1 / 8)]
 check("llama3 d128 5e5 L0 8192: 0-28 unchanged, 29-34 smoothed, 35-63 /8",
@@ -92,11 +92,11 @@ d = rope["dynamic/d128/theta10000/s4/Lmax4096/seq16384"]
 r = 128
 bprime = 1e4 * (4 * 16384 / 4096 - 3) ** (r / (r - 2))
 want = [bprime ** (-2 * j / r) for j in range(64)]
-check("dynamic: b' = b (sL/Lmax - (s-1))^(r/(r-2)) at L = 4 Lmax", all(close(a, b, 2e-6) for a, b in zip(d["inv_freq"], want)))
+check("dynamic: b' = b (sL/Lmax - (s-1))^(r/(r-2)) at L = 4 Lmax", all(close(a, b, 2e-6) for a, b in zip(d["inv_freq"], want, strict=True)))
 check("dynamic: L <= Lmax leaves the base unchanged",
       inv("dynamic/d128/theta10000/s4/Lmax4096/seq4096") == inv("dynamic/d128/theta10000/s4/Lmax4096/seqNone")
       and all(close(a, b) for a, b in zip(inv("dynamic/d128/theta10000/s4/Lmax4096/seq4096"),
-                                          inv("default/d128/theta10000"))))
+                                          inv("default/d128/theta10000"), strict=True)))
 check("dynamic: r = 2 raises ZeroDivisionError",
       rope["dynamic/d2/theta10000/s4/Lmax4096/seqNone"].get("error") == "ZeroDivisionError"
       and rope["dynamic/d8/theta10000/s4/Lmax4096/prf0.25/seqNone"].get("error") == "ZeroDivisionError")
@@ -109,7 +109,7 @@ apply = {c["id"]: c for c in load("rope_apply.json")}
 for conv in ["rotate_half", "interleaved"]:
     c = apply["%s/d2/r2/base10000/unit" % conv]
     pos = c["positions"]
-    dot = lambda a, b: sum(x * y for x, y in zip(a, b))  # noqa: E731
+    dot = lambda a, b: sum(x * y for x, y in zip(a, b, strict=True))
     s02 = dot(c["q_rot"][pos.index(0)], c["k_rot"][pos.index(2)])
     s57 = dot(c["q_rot"][pos.index(5)], c["k_rot"][pos.index(7)])
     check("%s d=2: <R(0)q,R(2)k> = <R(5)q,R(7)k> = cos 2" % conv,
@@ -130,14 +130,14 @@ for c in apply.values():
                 phi = m * b ** (-2 * j / rr)
                 a, bb = (2 * j, 2 * j + 1) if c["convention"] == "interleaved" else (j, j + rr // 2)
                 want[a], want[bb] = rotate(v[a], v[bb], phi)
-            worst = max(worst, max(abs(x - y) for x, y in zip(want, out)))
+            worst = max(worst, max(abs(x - y) for x, y in zip(want, out, strict=True)))
 check("rope_apply: interleaved pairs (2j,2j+1), rotate_half pairs (j,j+r/2) inside the rotary slice, "
       "(x cos - y sin, x sin + y cos), rest passes", worst < 1e-12, "max abs err %.2e" % worst)
 
 # --- T5
 t5 = {(c["num_buckets"], c["max_distance"], c["bidirectional"]): c for c in load("t5_buckets.json")}
 c = t5[(32, 128, True)]
-bk = dict(zip(c["relative_position"], c["bucket"]))
+bk = dict(zip(c["relative_position"], c["bucket"], strict=True))
 table = [(0, 7, None), (8, 11, 8), (12, 15, 9), (16, 22, 10), (23, 31, 11), (32, 45, 12), (46, 63, 13),
          (64, 90, 14), (91, 300, 15)]
 ok = all(bk[-n] == (n if want is None else want) and (n == 0 or bk[n] == 16 + (n if want is None else want))
@@ -145,7 +145,7 @@ ok = all(bk[-n] == (n if want is None else want) and (n == 0 or bk[n] == 16 + (n
 check("T5 32/128 bidirectional table by distance, rel=+1 -> 17, bucket 16 never used",
       ok and bk[1] == 17 and 16 not in c["bucket"] and bk[0] == 0 and bk[20000] == 31 and bk[-20000] == 15)
 c = t5[(32, 128, False)]
-bk = dict(zip(c["relative_position"], c["bucket"]))
+bk = dict(zip(c["relative_position"], c["bucket"], strict=True))
 table = [(0, 15, None), (16, 18, 16), (19, 20, 17), (21, 23, 18), (24, 26, 19), (27, 30, 20), (31, 34, 21),
          (35, 39, 22), (40, 45, 23), (46, 51, 24), (52, 58, 25), (59, 66, 26), (67, 76, 27), (77, 86, 28),
          (87, 98, 29), (99, 112, 30), (113, 300, 31)]
@@ -157,10 +157,10 @@ check("T5 32/128 causal table by n = -rel, all rel > 0 -> 0",
 al = {c["num_heads"]: c for c in load("alibi_slopes.json")}
 want12 = [2.0 ** -k for k in range(1, 9)] + [2 ** -0.5, 2 ** -1.5, 2 ** -2.5, 2 ** -3.5]
 check("ALiBi n=12 example, n=1 -> 2^-8",
-      all(close(a, b) for a, b in zip(al[12]["bloom"], want12)) and close(al[1]["bloom"][0], 2 ** -8))
+      all(close(a, b) for a, b in zip(al[12]["bloom"], want12, strict=True)) and close(al[1]["bloom"][0], 2 ** -8))
 check("ALiBi bloom == mpt == paper for n = 1..128 (1e-6 rel)",
       all(close(a, b) and close(a, p) for c in al.values()
-          for a, b, p in zip(c["bloom"], c["mpt"], c["crosscheck_paper_get_slopes"])))
+          for a, b, p in zip(c["bloom"], c["mpt"], c["crosscheck_paper_get_slopes"], strict=True)))
 
 # --- sinusoidal
 sn = {c["id"]: c for c in load("sinusoidal.json")}
