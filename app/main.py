@@ -46,7 +46,7 @@ class ApiCors:
     def __init__(self, app, post_paths: frozenset[str] = frozenset()) -> None:
         self.app = app
         self.post_paths = post_paths
-        common = dict(allow_origins=["*"], allow_credentials=False, expose_headers=["ETag"], max_age=3600)
+        common = {"allow_origins": ["*"], "allow_credentials": False, "expose_headers": ["ETag"], "max_age": 3600}
         self.cors = CORSMiddleware(app, allow_methods=["GET", "HEAD"], allow_headers=["Accept", "If-None-Match"], **common)
         self.cors_post = CORSMiddleware(
             app, allow_methods=["GET", "HEAD", "POST"], allow_headers=["Accept", "If-None-Match", "Content-Type"], **common
@@ -145,7 +145,7 @@ def create_app() -> FastAPI:
     @app.get("/", include_in_schema=False)
     def home(request: Request) -> Response:
         presenter = request.query_params.get("presenter") == "true"
-        make = lambda: page(request, "home.html", presenter=presenter)  # noqa: E731
+        make = lambda: page(request, "home.html", presenter=presenter)
         return cached_response(request, ("home", presenter), make, "text/html", "page", cache_control="no-cache", headers=PAGE_HEADERS)
 
     @app.get(SPECULATION_RULES_PATH, include_in_schema=False)
@@ -154,7 +154,7 @@ def create_app() -> FastAPI:
 
     @app.get("/docs", include_in_schema=False)
     def api_docs(request: Request) -> Response:
-        make = lambda: page(request, "docs.html", operations=operations(app.openapi()))  # noqa: E731
+        make = lambda: page(request, "docs.html", operations=operations(app.openapi()))
         return cached_response(request, ("docs",), make, "text/html", "page", cache_control="no-cache")
 
     @app.get("/openapi.json", include_in_schema=False)

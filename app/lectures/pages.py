@@ -223,7 +223,7 @@ def handout_page(request: Request, name: str) -> Response:
     """Every step on one printable page: title, narration, the live figure, question and answer."""
     lecture = _lecture(name)
     frames = [frame_url(step, False) for step in lecture.steps]
-    context = {"nav": ordered(), "lecture": lecture, "steps": list(zip(lecture.steps, frames)), "presenter": False}
+    context = {"nav": ordered(), "lecture": lecture, "steps": list(zip(lecture.steps, frames, strict=True)), "presenter": False}
     return _page(request, ("lecture-handout", name), "lecture-handout.html", context)
 
 

@@ -9,7 +9,8 @@ place differs (``rope_type``, ``factor``, the lengths) with :func:`scaling_field
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Callable, Literal, TypeVar
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, ValidationError, create_model, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError

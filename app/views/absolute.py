@@ -125,7 +125,7 @@ def compute_absolute(params: AbsoluteParams) -> dict[str, Any]:
         "learned_rows": rows,
         "learned_table": learned,
         "learned_similarity": learned @ learned.T,
-        "first_missing_position": params.max_len if L > params.max_len else None,
+        "first_missing_position": params.max_len if params.max_len < L else None,
         "missing_positions": max(0, L - params.max_len),
         "x_norm": float(np.linalg.norm(x)),
         "pe_norm": np.linalg.norm(table, axis=1),

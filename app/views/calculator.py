@@ -10,11 +10,11 @@ from app.core import calculator as men
 from app.core import scaling
 from app.core.frequencies import pair_with_turns
 from app.core.rope import block_partition
+from app.views._rope_scaling import LLAMA3_BANDS, high_freq_default
 from app.views.ladder import Llama3Bands
 from app.web.answers import Answer, Echo, Floats, Ints, doc
-from app.web.fields import Base, DEFAULTS, HeadDim
+from app.web.fields import DEFAULTS, Base, HeadDim
 from app.web.params import UI, Params
-from app.views._rope_scaling import LLAMA3_BANDS, high_freq_default
 from app.web.rules import Bound
 from app.web.views import View, register
 

@@ -12,7 +12,7 @@ from pydantic import Field
 from app.core.clock import closest_return, hand_angles, min_separation, wrap_signed
 from app.core.frequencies import inverse_frequencies, turns_within, wavelengths
 from app.web.answers import Answer, Echo, Floats, Ints, doc
-from app.web.fields import Base, DEFAULTS
+from app.web.fields import DEFAULTS, Base
 from app.web.params import UI, Display, Params
 from app.web.views import View, register
 
@@ -213,7 +213,7 @@ def compute_clock(params: ClockParams) -> dict[str, Any]:
 
 def clock_csv(data: dict[str, Any]):
     header = ["pair j", "theta_j (rad/token)", "period 2pi/theta_j (tokens)", "turns within L", "completes a turn within L"]
-    rows = zip(data["pair"], data["inv_freq"], data["period"], data["turns_in_context"], data["completes_turn"])
+    rows = zip(data["pair"], data["inv_freq"], data["period"], data["turns_in_context"], data["completes_turn"], strict=True)
     return header, [[int(j), float(t), float(p), float(n), bool(c)] for j, t, p, n, c in rows]
 
 

@@ -11,13 +11,14 @@ from pydantic import Field
 from app.core.attention import causal_nope
 from app.core.decimate import minmax_envelope
 from app.core.frequencies import angles, inverse_frequencies
-from app.core.rope import ones_score
 from app.core.learned import diagonal_statistics
 from app.core.relative import alibi_bias, alibi_penalty, alibi_slopes, shaw_clipped_offsets, t5_bias_matrix, t5_bucket
+from app.core.rope import ones_score
 from app.core.scores import content_vectors, score_matrix
 from app.core.sinusoidal import sinusoidal_table
 from app.core.transformer_xl import position_bias, stand_in_weights
 from app.settings import MAX_CURVE_COLUMNS
+from app.views.learned import TABLES
 from app.views.relative import (
     EXISTING_HEAD,
     Bidirectional,
@@ -27,9 +28,8 @@ from app.views.relative import (
     penalty_distances,
     t5_bucket_bias,
 )
-from app.views.learned import TABLES
 from app.web.answers import Answer, Echo, Floats, Ints, MaskedMatrix, Matrix, doc
-from app.web.fields import Base, DEFAULTS, Seed
+from app.web.fields import DEFAULTS, Base, Seed
 from app.web.params import UI, Params, per_process
 from app.web.views import View, register
 

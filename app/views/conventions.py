@@ -12,7 +12,7 @@ from app.core.frequencies import inverse_frequencies, rotary_dim
 from app.core.rope import interleaved_to_half, pair_index, rotate
 from app.core.scores import content_vectors
 from app.web.answers import Answer, Echo, Floats, Ints, Matrix, doc
-from app.web.fields import Base, DEFAULTS, PartialRotaryFactor, Seed
+from app.web.fields import DEFAULTS, Base, PartialRotaryFactor, Seed
 from app.web.params import UI, Params
 from app.web.views import View, register
 
@@ -117,7 +117,7 @@ def conventions_csv(data: dict[str, Any]):
     header = ["pair j", "theta_j", "interleaved dims", "half dims", "half position of interleaved dim 2j", "half position of 2j+1"]
     inverse = np.argsort(data["permutation"])
     rows = []
-    for j, theta, inter, half in zip(data["pairs"], data["inv_freq"], data["interleaved_pairs"], data["half_pairs"]):
+    for j, theta, inter, half in zip(data["pairs"], data["inv_freq"], data["interleaved_pairs"], data["half_pairs"], strict=True):
         rows.append([int(j), float(theta), f"({inter[0]}, {inter[1]})", f"({half[0]}, {half[1]})", int(inverse[inter[0]]), int(inverse[inter[1]])])
     return header, rows
 

@@ -17,9 +17,10 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from app.trained import models, runner as model_runner
 from app.core import heads, scaling
 from app.core.frequencies import inverse_frequencies
+from app.trained import models
+from app.trained import runner as model_runner
 from app.web.answers import Answer, Echo, Floats, Ints, MaskedMatrix, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.params import UI, Params

@@ -20,9 +20,9 @@ from app.core import model_families, scaling
 from app.core.frequencies import inverse_frequencies, rotary_dim, turns_within, wavelengths
 from app.core.hf_config import rope_settings_from_hf
 from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
-from app.web.answers import Answer, Echo, Floats, Ints, doc
 from app.web import errors
-from app.web.fields import Base, DEFAULTS, HeadDim, PartialRotaryFactor
+from app.web.answers import Answer, Echo, Floats, Ints, doc
+from app.web.fields import DEFAULTS, Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI
 from app.web.responses import JSONBytes, dumps
 from app.web.views import View, register, route
@@ -341,7 +341,7 @@ def compute_ladder(params: LadderParams) -> dict[str, Any]:
 
 def ladder_csv(data: dict[str, Any]):
     header = ["pair", "inv_freq", "wavelength", "degrees_per_token", "turns_in_context"]
-    rows = zip(data["pair"], data["inv_freq"], data["wavelength"], data["degrees_per_token"], data["turns_in_context"])
+    rows = zip(data["pair"], data["inv_freq"], data["wavelength"], data["degrees_per_token"], data["turns_in_context"], strict=True)
     return header, [list(row) for row in rows]
 
 

@@ -21,8 +21,8 @@ from app.core.learned import (
     sinusoid_offset_similarity,
     sinusoid_similarity,
 )
-from app.trained.learned_tables import DEFAULT_TABLE, LearnedTable, configured_tables
 from app.settings import MAX_CURVE_COLUMNS, MAX_HEATMAP_CELLS
+from app.trained.learned_tables import DEFAULT_TABLE, LearnedTable, configured_tables
 from app.web.answers import Answer, Echo, Floats, Ints, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.params import UI, Params, per_process

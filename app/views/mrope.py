@@ -12,7 +12,7 @@ from app.core.frequencies import inverse_frequencies, wavelengths
 from app.core.mrope import AXES, SECTION_SUM, ones_score, pair_angles, pair_axes, sequence_positions
 from app.web.answers import Answer, Echo, Floats, Ints, Matrix, doc
 from app.web.csv_format import Columns
-from app.web.fields import Base, DEFAULTS
+from app.web.fields import DEFAULTS, Base
 from app.web.params import UI, Params
 from app.web.rules import Bound, Require
 from app.web.views import View, register
@@ -193,7 +193,7 @@ def compute_mrope(params: MRopeParams) -> dict[str, Any]:
 
     one_d_axes = np.zeros(d // 2, dtype=np.int64)
     flat_query = np.array([flat(params.query_frame, params.query_row, params.query_col)] * 3)
-    flat_keys = np.repeat(np.array([flat(params.query_frame, r, c) for r, c in zip(rows.ravel(), cols.ravel())])[:, None], 3, axis=1)
+    flat_keys = np.repeat(np.array([flat(params.query_frame, r, c) for r, c in zip(rows.ravel(), cols.ravel(), strict=True)])[:, None], 3, axis=1)
     grid_scores_1d = ones_score(flat_query, flat_keys, one_d_axes, inv_freq).reshape(params.grid_h, params.grid_w)
 
     delta = key - query

@@ -262,7 +262,7 @@ def offsets_csv(data: dict[str, Any]):
         if curve["band_low"] is not None:
             header += [f"min of mean-std (base {base})", f"max of mean+std (base {base})"]
     rows = []
-    for i, (start, stop, size) in enumerate(zip(data["column_start"], data["column_stop"], data["points_per_column"])):
+    for i, (start, stop, size) in enumerate(zip(data["column_start"], data["column_stop"], data["points_per_column"], strict=True)):
         row: list[Any] = [int(start), int(stop), int(size)]
         for curve in data["curves"]:
             row += [float(curve["low"][i]), float(curve["high"][i])]

@@ -9,11 +9,10 @@ import orjson
 from pydantic import Field
 
 from app.core import precision
-from app.core.frequencies import rotary_dim
+from app.core.frequencies import inverse_frequencies, rotary_dim
 from app.core.rope import block_partition
-from app.core.frequencies import inverse_frequencies
 from app.web.answers import Answer, Echo, Ints, doc
-from app.web.fields import Base, DEFAULTS, HeadDim, PartialRotaryFactor
+from app.web.fields import DEFAULTS, Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Params
 from app.web.rules import Bound
 from app.web.views import View, register
@@ -122,7 +121,7 @@ def compute_precision(params: PrecisionParams) -> dict[str, Any]:
     # Per-column maxima over every position, exact, without np.cos on every position (see the
     # docstring of error_envelopes).
     distinct = sorted(set(params.pairs))  # a pair listed twice is computed once
-    envelopes = dict(zip(distinct, precision.error_envelopes(params.seq_len, [theta[j] for j in distinct], columns)))
+    envelopes = dict(zip(distinct, precision.error_envelopes(params.seq_len, [theta[j] for j in distinct], columns), strict=True))
     curves = []
     for j in params.pairs:
         errors = envelopes[j]
@@ -167,7 +166,7 @@ def precision_csv(data: dict[str, Any]):
                 columns.append(["" if v is None else v for v in values])
     starts = [int(v) for v in data["column_start"]]
     lasts = [int(v) - 1 for v in data["column_stop"]]
-    return header, [[start, last, *row] for start, last, *row in zip(starts, lasts, *columns)]
+    return header, [[start, last, *row] for start, last, *row in zip(starts, lasts, *columns, strict=True)]
 
 
 register(

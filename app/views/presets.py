@@ -27,7 +27,6 @@ from app.web.responses import dumps
 from app.web.routing import API_CACHE_CONTROL
 from app.web.views import route
 
-
 PRESETS_PATH = "/api/rope/presets"
 LIST_NAMES = ("short_factor", "long_factor")
 

@@ -25,10 +25,9 @@ from app.core.relative import (
 )
 from app.web.answers import Answer, Echo, Floats, Ints, MaskedMatrix, Matrix, doc
 from app.web.csv_format import Columns
-from app.web.fields import Seed
 from app.web.params import UI, Params
-from app.web.rules import Bound, Require
 from app.web.routing import api_operation
+from app.web.rules import Bound, Require
 from app.web.views import View, register
 
 MAX_LEN = 256  # query/key lengths: one heatmap cell per position

@@ -207,7 +207,7 @@ def compute_rotation(params: RotationParams) -> dict[str, Any]:
 def rotation_csv(data: dict[str, Any]):
     header = ["panel", "m", "n", "q_rot_x", "q_rot_y", "k_rot_x", "k_rot_y", "angle_deg", "dot", "score"]
     rows = []
-    for label, panel in zip(("left", "right (shifted)"), data["panels"]):
+    for label, panel in zip(("left", "right (shifted)"), data["panels"], strict=True):
         rows.append(
             [label, panel["m"], panel["n"], *np.asarray(panel["q_rot"]).tolist(), *np.asarray(panel["k_rot"]).tolist(), panel["angle"], panel["dot"], panel["score"]]
         )

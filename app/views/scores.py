@@ -13,7 +13,7 @@ from app.core.scores import content_vectors, diagonal_spread, score_matrix, thet
 from app.settings import MAX_HEATMAP_CELLS
 from app.web.answers import Answer, Echo, Floats, Ints, MaskedMatrix, doc
 from app.web.csv_format import Columns
-from app.web.fields import Base, Content, DEFAULTS, Pairing, Seed
+from app.web.fields import DEFAULTS, Base, Content, Pairing, Seed
 from app.web.params import UI, Params
 from app.web.rules import Bound
 from app.web.views import View, register

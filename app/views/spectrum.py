@@ -13,14 +13,13 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import Field
 
-from app.core import scaling
+from app.core import model_families, scaling
 from app.core.frequencies import inverse_frequencies, pair_with_turns, rotary_dim, wavelengths
 from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
-from app.core import model_families
 from app.views.ladder import Llama3Bands, QueryScale, Temperatures, query_scale_of, scaled_result
 from app.views.presets import list_presets, preset_links
 from app.web.answers import Answer, Echo, Floats, Ints, Matrix, doc
-from app.web.fields import Base, DEFAULTS, HeadDim, PartialRotaryFactor
+from app.web.fields import DEFAULTS, Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Display
 from app.web.views import View, register
 

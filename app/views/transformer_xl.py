@@ -8,7 +8,13 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import Field
 
-from app.core.transformer_xl import constancy, position_bias, relative_inverse_frequencies, score_terms, stand_in_weights
+from app.core.transformer_xl import (
+    constancy,
+    position_bias,
+    relative_inverse_frequencies,
+    score_terms,
+    stand_in_weights,
+)
 from app.web.answers import Answer, Echo, Floats, Ints, MaskedMatrix, Matrix, doc
 from app.web.csv_format import Columns
 from app.web.fields import Seed

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import gzip
 import threading
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable
+from typing import Any
 
 import cachetools
 from isal import igzip, isal_zlib

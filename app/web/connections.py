@@ -34,6 +34,7 @@ Used by ``app/__main__.py``; uvicorn's ``auto`` would pick the same httptools pr
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import socket
 import struct
@@ -128,10 +129,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             return
         sock = self.transport.get_extra_info("socket")
         if sock is not None:
-            try:
+            with contextlib.suppress(OSError):  # already gone
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            except OSError:
-                pass  # already gone
         self.transport.abort()
 
     # ---- graceful shutdown ----

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import orjson
@@ -38,7 +40,7 @@ class Columns:
 
     def rows(self) -> list[list[Any]]:
         """The same table as row lists, ``None`` where a cell is written empty (masked, NaN, ±inf)."""
-        rows = [sum(row, []) for row in zip(*(part.tolist() for part in self.parts))] if self.parts else []
+        rows = [list(itertools.chain.from_iterable(row)) for row in zip(*(part.tolist() for part in self.parts), strict=True)] if self.parts else []
         return [[None if isinstance(cell, float) and not math.isfinite(cell) else cell for cell in row] for row in rows]
 
 
@@ -58,7 +60,7 @@ def csv_bytes(header: Sequence[Any], rows: Any) -> bytes:
             return head
         # orjson reads numpy arrays in C order only; a column slice of a matrix is a strided view.
         parts = [_lines(orjson.dumps(np.ascontiguousarray(part), option=_OPTIONS)) for part in rows.parts]
-        lines = parts[0] if len(parts) == 1 else [b",".join(cells) for cells in zip(*parts)]
+        lines = parts[0] if len(parts) == 1 else [b",".join(cells) for cells in zip(*parts, strict=True)]
         return head + b"\n".join(lines) + b"\n"
     table, text = [], False
     for row in rows:

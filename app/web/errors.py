@@ -89,12 +89,12 @@ def describe_errors(errors: list[dict[str, Any]], models: list[type[BaseModel]])
         # The refused value is echoed when JSON can carry it as it is: short text, a finite float,
         # an integer within 64 bits (a body of -9223372036854775809 is refused, not echoed).
         if (
-            isinstance(value, (str, bool))
-            and len(str(value)) <= 200
-            or isinstance(value, int)
-            and -(2**63) <= value < 2**64
-            or isinstance(value, float)
-            and math.isfinite(value)
+            (isinstance(value, (str, bool))
+            and len(str(value)) <= 200)
+            or (isinstance(value, int)
+            and -(2**63) <= value < 2**64)
+            or (isinstance(value, float)
+            and math.isfinite(value))
         ):
             item["input"] = value
         items.append(item)

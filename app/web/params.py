@@ -9,8 +9,9 @@ without leaking into the schema.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -78,7 +79,7 @@ class Params(BaseModel):
             cls.model_rebuild(force=True)
 
     @model_validator(mode="after")
-    def _check_rules(self) -> "Params":
+    def _check_rules(self) -> Params:
         broken = violations(type(self), self.__dict__)
         if broken:
             raise ValidationError.from_exception_data(

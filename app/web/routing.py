@@ -6,7 +6,8 @@ JSON twin.  (No ``from __future__ import annotations`` here: FastAPI must see th
 annotation of each generated endpoint.)
 """
 
-from typing import Annotated, Any, Callable
+from collections.abc import Callable
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Query
@@ -25,7 +26,6 @@ from app.web.rules import rule_specs
 from app.web.security import PAGE_HEADERS, content_security_policy
 from app.web.templating import canonical_items, controls_for, field_specs, mathml, templates
 from app.web.views import Route, View, ordered
-
 
 API_CACHE_CONTROL = f"public, max-age={API_CACHE_SECONDS}"
 JSON_MEDIA_TYPE = "application/json"
@@ -105,7 +105,7 @@ def _csv(view: View) -> Route:
     model = view.params
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
-        make = lambda: csv_bytes(*view.csv(view.compute(params)))  # noqa: E731
+        make = lambda: csv_bytes(*view.csv(view.compute(params)))
         return cached_response(request, ("csv", view.name, params), make, CSV_MEDIA_TYPE, "csv", cache_control=API_CACHE_CONTROL)
 
     description = (
@@ -135,7 +135,7 @@ def api_operation(
     """
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
-        make = lambda: dumps(build(params))  # noqa: E731
+        make = lambda: dumps(build(params))
         return cached_response(request, ("operation", path, params), make, JSON_MEDIA_TYPE, "json", cache_control=API_CACHE_CONTROL)
 
     return Route(path, endpoint, answer, summary, description, response_description, models=(model,), name=name)

@@ -29,8 +29,9 @@ import ast
 import functools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 # ---- expressions ---------------------------------------------------------------------------------
 
@@ -61,7 +62,7 @@ class RuleError(ValueError):
     """A rule's expression is not in the language (raised when the model class is defined)."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compile_expression(source: str) -> Tree:
     """Parse ``source`` into a JSON-ready tree, or raise :class:`RuleError`."""
     try:
@@ -89,7 +90,7 @@ def _compile(node: ast.AST, source: str) -> Tree:
     if isinstance(node, ast.Compare):
         # a < b < c is (a < b) and (b < c)
         parts, left = [], node.left
-        for op, right in zip(node.ops, node.comparators):
+        for op, right in zip(node.ops, node.comparators, strict=True):
             if type(op) not in _COMPARE:
                 break
             if isinstance(op, (ast.In, ast.NotIn)) and not isinstance(right, (ast.Tuple, ast.List)):
@@ -282,7 +283,7 @@ def rules_of(model: type) -> list[tuple[str, Rule]]:
     return _rules_of(model)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _rules_of(model: type) -> list[tuple[str, Rule]]:
     found = []
     for name, field in model.model_fields.items():
@@ -354,7 +355,7 @@ def _check(name: str, rule: Rule, values: dict[str, Any]) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def rule_specs(model: type) -> list[dict[str, Any]]:
     """The model's rules as JSON for the page (static/js/lib/rules.js reads them)."""
     specs = []

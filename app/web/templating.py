@@ -104,7 +104,7 @@ def field_specs(model: type[BaseModel], role: str) -> list[dict[str, Any]]:
     specs = []
     defaults = model()
     allowed = allowed_by_field(model)
-    for name, field in model.model_fields.items():
+    for name in model.model_fields:
         prop = field_schemas(model).get(name, {})
         nullable = False
         if "anyOf" in prop:

@@ -98,7 +98,7 @@ def test_compare_long_range_is_a_min_max_envelope(client):
     assert data["decimated"] is True and data["offsets_count"] == 4097
     rope = data["curves"]["rope"]
     assert len(rope["low"]) <= 2000
-    assert all(lo <= hi for lo, hi in zip(rope["low"], rope["high"]))
+    assert all(lo <= hi for lo, hi in zip(rope["low"], rope["high"], strict=True))
     assert rope["x_low"][0] == -2048 and rope["x_high"][-1] == 2048
     assert max(rope["high"]) == pytest.approx(8.0)  # the peak at Δ = 0 survives the reduction
 

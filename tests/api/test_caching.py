@@ -8,8 +8,8 @@ import gzip
 import pytest
 
 from app.web import caching, routing
-from app.web.views import REGISTRY
 from app.web.caching import JSON_GZIP_MAX_BYTES, RESPONSE_CACHE
+from app.web.views import REGISTRY
 
 COMPACT = "application/vnd.pe-explorer.compact+json"
 GZIP = {"accept-encoding": "gzip"}

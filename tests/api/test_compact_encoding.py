@@ -50,7 +50,7 @@ def same_bits(a, b) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and not isinstance(b, bool):
         return float(a) == float(b) and type(a) is type(b)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(same_bits(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same_bits(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_bits(a[k], b[k]) for k in a)
     return a == b

@@ -166,7 +166,7 @@ def test_spectrum_defaults(client):
     case = next(c for c in DATA["cases"] if c["id"] == "yarn/d64/theta10000/s8/L04096")
     np.testing.assert_allclose(yarn["inv_freq"], case["inv_freq"], rtol=1e-6)
     # HF's correction dims: floor / ceil of d·ln(L/(2π·β)) / (2 ln b) for β = 32 and 1.
-    dim = lambda beta: 64 * math.log(4096 / (2 * math.pi * beta)) / (2 * math.log(10000))  # noqa: E731
+    dim = lambda beta: 64 * math.log(4096 / (2 * math.pi * beta)) / (2 * math.log(10000))
     assert body["ramp"]["correction_range"] == [math.floor(dim(32)), math.ceil(dim(1))] == [10, 23]
     assert body["methods"]["longrope"]["available"] is False  # no factor lists given
     np.testing.assert_allclose(body["methods"]["linear"]["scale"], 1 / 8, rtol=1e-12)

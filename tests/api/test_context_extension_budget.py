@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 
-
 def direct_margin(base, head_dim, length, start=0):
     """B_m = Σ_j cos(m·b^(−2j/d)) for m = start … start + length − 1."""
     theta = base ** (-np.arange(0, head_dim, 2) / head_dim)

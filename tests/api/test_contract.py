@@ -36,7 +36,7 @@ def test_page_renders_and_links_its_json_twin(client, name):
     assert page.status_code == 200
     assert page.headers["content-type"].startswith("text/html")
     assert f'<link rel="alternate" type="application/json" href="{view.api_path}">' in page.text
-    assert f'rel="alternate"' in page.headers["link"] and view.api_path in page.headers["link"]
+    assert 'rel="alternate"' in page.headers["link"] and view.api_path in page.headers["link"]
     assert 'class="json-twin"' in page.text
     twin = client.get(view.api_path)
     assert twin.status_code == 200

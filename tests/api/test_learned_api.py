@@ -88,7 +88,7 @@ def test_long_cliff_is_a_pixel_bounded_envelope(client):
     assert cliff["decimated"] is True
     assert len(cliff["sinusoid"]["low"]) <= 2000 and len(cliff["x"]) == len(cliff["sinusoid"]["low"])
     assert cliff["x_low"][0] == 0 and cliff["x_high"][-1] == 512 + 8192 - 1
-    assert all(lo <= hi for lo, hi in zip(cliff["sinusoid"]["low"], cliff["sinusoid"]["high"]))
+    assert all(lo <= hi for lo, hi in zip(cliff["sinusoid"]["low"], cliff["sinusoid"]["high"], strict=True))
 
 
 def test_a_position_past_the_table_is_refused_and_explained(client):

@@ -48,7 +48,7 @@ def test_answers_are_computed_from_the_twin(client):
     assert "60 degrees" in rotation["answer"] and "gap 2" in rotation["answer"]  # 2 × 30°
     norms = by_heading["Rotations keep lengths"]
     assert "After rotation it is 1;" in norms["answer"]  # a rotation keeps the unit length
-    assert "Why does RoPE rotate q and k but leave v alone?" == by_heading["Why v is not rotated"]["question"]
+    assert by_heading["Why v is not rotated"]["question"] == "Why does RoPE rotate q and k but leave v alone?"
     for step in steps:
         assert "{" not in (step["answer"] or "")
         # the shipped steps show their lesson's first plot, but the step on RoPE's added position

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import time
 
 import pytest
 from fastapi.testclient import TestClient

@@ -43,7 +43,7 @@ def test_patch_score_is_a_function_of_the_offsets(client):
     data = client.get("/api/rope/mrope", params={"head_dim": 16, "mrope_section": [2, 3, 3], "base": 10000, "grid_h": 5, "grid_w": 5, "query_row": 2, "query_col": 2, "key_row": 4, "key_col": 1}).json()
     theta = [10000.0 ** (-2 * j / 16) for j in range(8)]
     offset = {"t": 0, "h": 2, "w": -1}
-    expected = 2 * sum(math.cos(offset[a] * th) for a, th in zip(data["axis"], theta)) / math.sqrt(16)
+    expected = 2 * sum(math.cos(offset[a] * th) for a, th in zip(data["axis"], theta, strict=True)) / math.sqrt(16)
     assert data["score"] == pytest.approx(expected, abs=1e-12)
     assert data["grid_scores"][4][1] == pytest.approx(expected, abs=1e-12)
     assert data["grid_scores"][2][2] == pytest.approx(2 * 8 / math.sqrt(16), abs=1e-12)  # the query itself

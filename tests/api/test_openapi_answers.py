@@ -150,7 +150,7 @@ def test_declared_answers_are_concrete(spec):
         model = components[name]
         assert model.get("description"), f"{name} has no description"
         for where, node in _walk(model, name):
-            if not isinstance(node, dict) or where.endswith("[]") and node == {}:
+            if not isinstance(node, dict) or (where.endswith("[]") and node == {}):
                 continue
             if node.get("type") == "array":
                 assert node.get("items"), f"{where}: an array without items"
@@ -274,7 +274,7 @@ def test_datamodel_code_generator_models_type_and_parse_real_answers(spec, clien
             ref = _answer_schema(spec, method, path)["$ref"].rsplit("/", 1)[-1]
             model = getattr(models, ref)
             assert any(field.is_required() for field in model.model_fields.values()), ref
-            url, answer = _answers(client, method, path)[0]
+            _url, answer = _answers(client, method, path)[0]
             model.model_validate(answer)
     finally:
         sys.path.remove(str(out))

@@ -28,7 +28,7 @@ def test_rotation_angle_is_original_plus_gap_turn(client, q_angle, k_angle, m, n
     original = (k_angle - q_angle + 180) % 360 - 180
     assert data["original_angle"] == pytest.approx(original if original != -180 else 180)
     # the rotated vectors, by explicit rotation matrices: their angle is original + turn, wrapped
-    rot = lambda a: np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])  # noqa: E731
+    rot = lambda a: np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
     q = rot(m * theta) @ np.array([math.cos(math.radians(q_angle)), math.sin(math.radians(q_angle))])
     k = rot(n * theta) @ np.array([math.cos(math.radians(k_angle)), math.sin(math.radians(k_angle))])
     between = math.degrees(math.atan2(q[0] * k[1] - q[1] * k[0], q @ k))
@@ -86,7 +86,7 @@ def _preset_query(name: str) -> str:
 
 def test_spectrum_deepseek_reports_both_temperature_factors(client):
     data = client.get("/api/rope/spectrum?" + _preset_query("DeepSeek-V2 (YaRN)")).json()
-    mscale = lambda s, k: 1.0 if s <= 1 else 0.1 * k * math.log(s) + 1  # noqa: E731  (HF get_mscale)
+    mscale = lambda s, k: 1.0 if s <= 1 else 0.1 * k * math.log(s) + 1
     assert data["selected"]["attention_factor"] == 1.0  # mscale == mscale_all_dim
     assert data["selected"]["softmax_scale_multiplier"] == pytest.approx(mscale(40, 0.707) ** 2, rel=1e-15)
     assert data["selected"]["softmax_scale_multiplier"] == pytest.approx(1.5896, abs=1e-4)  # the 1.590
@@ -95,7 +95,7 @@ def test_spectrum_deepseek_reports_both_temperature_factors(client):
     assert t["at_factor"]["yarn_configured"] == 1.0
     assert t["at_factor"]["yarn"] == pytest.approx(0.1 * math.log(40) + 1)
     assert t["mscale"] == t["mscale_all_dim"] == 0.707
-    for s, configured, multiplier in zip(t["scale"], t["yarn_configured"], t["softmax_scale_multiplier"]):
+    for s, configured, multiplier in zip(t["scale"], t["yarn_configured"], t["softmax_scale_multiplier"], strict=True):
         assert configured == pytest.approx(mscale(s, 0.707) / mscale(s, 0.707))
         assert multiplier == pytest.approx(mscale(s, 0.707) ** 2)
 
@@ -131,7 +131,7 @@ def test_spectrum_longrope_short_and_long_factors_switch_after_l0(client):
     np.testing.assert_allclose(switch["short_scale"], 1 / short, rtol=1e-12)
     np.testing.assert_allclose(switch["long_scale"], 1 / long, rtol=1e-12)
     assert switch["in_use"] == "long" and switch["switch_after"] == L0
-    for n, column in zip(switch["lengths"], np.array(switch["scale_at_length"]).T):
+    for n, column in zip(switch["lengths"], np.array(switch["scale_at_length"]).T, strict=True):
         expected = (1 / long if n > L0 else 1 / short)[switch["pairs"]]
         np.testing.assert_allclose(column, expected, rtol=1e-12)
     assert {L0, L0 + 1} <= set(switch["lengths"])
@@ -150,7 +150,7 @@ def test_clock_slowest_hands_of_two_bases(client):
     assert first["base"] == 100 and second["base"] == 1e6
     for hands, base in ((first, 100.0), (second, 1e6)):
         assert hands["pairs"] == [5, 6, 7]
-        for j, theta, period, turns in zip(hands["pairs"], hands["inv_freq"], hands["period"], hands["turns_in_context"]):
+        for j, theta, period, turns in zip(hands["pairs"], hands["inv_freq"], hands["period"], hands["turns_in_context"], strict=True):
             assert theta == pytest.approx(base ** (-2 * j / 16), rel=1e-14)
             assert period == pytest.approx(2 * math.pi * base ** (2 * j / 16), rel=1e-14)
             assert turns == pytest.approx(5000 * theta / (2 * math.pi), rel=1e-14)

@@ -21,5 +21,5 @@ def test_rope_type_choices_are_the_registrys(client, path):
 
 def test_config_keys_are_the_registrys_fields():
     fields = {name for method in scaling.METHODS.values() for name in (*method.required, *method.optional)}
-    assert HF_KEYS == fields | set(scaling.COMMON_KEYS) | {"type"}
+    assert fields | set(scaling.COMMON_KEYS) | {"type"} == HF_KEYS
     assert fields <= set(scaling.FIELD_NAMES)

@@ -29,7 +29,7 @@ def test_t5_matches_reference_over_300_offsets(client, case):
     )
     assert response.status_code == 200
     data = response.json()
-    reference = dict(zip(case["relative_position"], case["bucket"]))
+    reference = dict(zip(case["relative_position"], case["bucket"], strict=True))
     assert data["relative_position"] == list(range(-300, 301))
     assert data["bucket"] == [reference[r] for r in range(-300, 301)]
 

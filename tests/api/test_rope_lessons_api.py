@@ -48,7 +48,7 @@ def test_rotation_page_links_the_presets_canonically(client):
     page = client.get("/rotation").text
     hrefs = [unescape(h) for h in re.findall(r'href="(/rotation\?[^"]+)"', page)]
     assert len(hrefs) >= 2
-    for (_, query), href in zip(PRESETS, hrefs):
+    for (_, query), href in zip(PRESETS, hrefs, strict=True):
         parts = urlsplit(href)
         params = RotationParams(**dict(parse_qsl(parts.query)))
         assert parts.query == query

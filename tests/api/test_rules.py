@@ -91,7 +91,7 @@ def test_no_rule_reports_on_a_field_already_refused():
 def test_a_rule_naming_an_unknown_field_fails_at_class_definition():
     with pytest.raises(RuleError):
 
-        class _Broken(Params):  # noqa: F841
+        class _Broken(Params):
             value: Annotated[int, Bound(le="missing - 1")] = 0
 
 

@@ -44,10 +44,10 @@ def test_terms_against_a_loop(client):
             k = [sum(WkE[r][c] * E[j][c] for c in range(4)) for r in range(4)]
             rk = [sum(WkR[r][c] * R[c] for c in range(4)) for r in range(4)]
             expected = {
-                "a": sum(x * y for x, y in zip(q, k)),
-                "b": sum(x * y for x, y in zip(q, rk)),
-                "c": sum(x * y for x, y in zip(u, k)),
-                "d": sum(x * y for x, y in zip(v, rk)),
+                "a": sum(x * y for x, y in zip(q, k, strict=True)),
+                "b": sum(x * y for x, y in zip(q, rk, strict=True)),
+                "c": sum(x * y for x, y in zip(u, k, strict=True)),
+                "d": sum(x * y for x, y in zip(v, rk, strict=True)),
             }
             for name in "abcd":
                 assert cells[name] == pytest.approx(expected[name], abs=1e-12)
