@@ -18,6 +18,12 @@
 //   bars(el, series, options)               series [{x, y, name, color, hovertemplate, ...}];
 //                                           options {title, xaxis, yaxis, barmode}
 //
+// Marks imported from their own files (pages that use them import them there):
+//   table(target, rows, columns)            table.js: rows written into a <tbody>, only changed cells
+//   dials(el, {angles, labels, hover}, o)   dials.js: a grid of clock dials; an update moves the hands
+//   player(transport, {show, sync, ...})    dials.js: play / step / back / reset on animation frames
+//   plane(el, {panels}, options)            plane.js: vectors in the plane, side-by-side panels
+//
 // `el` is an element or its id; every mark returns the promise of its draw.  `xaxis`/`yaxis` are
 // Plotly axis objects (axis() from ../plot.js gives the library's titled axis).  A mark's test
 // draws it alone (tests/browser/test_marks.py).  Adding a mark: one file here that builds its
