@@ -80,16 +80,21 @@ export function squarePanels(grid, square, captions, { captionAt = "bottom" } = 
     yaxis: { ...square(grid.y[0], "x"), anchor: "x" },
     xaxis2: { ...square(grid.stacked ? [0, 1] : grid.x[1]), anchor: "y2" },
     yaxis2: { ...square(grid.y[1], "x2"), anchor: "x2" },
-    annotations: captions.map((text, i) => ({
-      text,
-      x: grid.stacked ? 0.5 : (grid.x[i][0] + grid.x[i][1]) / 2,
-      y: top ? grid.y[i][1] : grid.y[i][0],
-      xref: "paper",
-      yref: "paper",
-      yanchor: top ? "bottom" : "top",
-      showarrow: false,
-    })),
+    annotations: panelCaptions(grid, captions, top),
   };
+}
+
+/** One caption per panel of `grid` (panelGrid), centred above (`top`) or below it. */
+export function panelCaptions(grid, captions, top) {
+  return captions.map((text, i) => ({
+    text,
+    x: grid.stacked ? 0.5 : (grid.x[i][0] + grid.x[i][1]) / 2,
+    y: top ? grid.y[i][1] : grid.y[i][0],
+    xref: "paper",
+    yref: "paper",
+    yanchor: top ? "bottom" : "top",
+    showarrow: false,
+  }));
 }
 
 /**

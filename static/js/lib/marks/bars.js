@@ -5,7 +5,7 @@
 // Text given with a series is for the hover (the library does not write it on the bars unless
 // the series sets textposition).
 
-import { paintMark } from "./plotly.js";
+import { chartLayout, paintMark } from "./plotly.js";
 
 function barTrace(series) {
   const trace = { type: "bar" };
@@ -16,12 +16,8 @@ function barTrace(series) {
 
 /** The Plotly traces and layout of a bars mark (exported for the mark's test). */
 export function barsFigure(series, options = {}) {
-  const layout = {};
-  if (options.title !== undefined) layout.title = { text: options.title };
-  if (options.xaxis) layout.xaxis = { ...options.xaxis };
-  if (options.yaxis) layout.yaxis = { ...options.yaxis };
+  const layout = chartLayout(options);
   if (options.barmode) layout.barmode = options.barmode;
-  if (options.legend !== undefined) layout.showlegend = options.legend;
   return { traces: series.map(barTrace), layout };
 }
 

@@ -9,7 +9,7 @@
 // never.  An update whose series moved (as many points as before) moves them without a new layout
 // of the plot; an axis moves only when its range changed.
 
-import { paintMark } from "./plotly.js";
+import { chartLayout, paintMark } from "./plotly.js";
 
 const OWN = new Set(["color", "width", "dash"]);
 
@@ -26,11 +26,7 @@ function curveTrace(series) {
 
 /** The Plotly traces and layout of a curves mark (exported for the mark's test). */
 export function curvesFigure(series, options = {}) {
-  const layout = {};
-  if (options.title !== undefined) layout.title = { text: options.title };
-  if (options.xaxis) layout.xaxis = { ...options.xaxis };
-  if (options.yaxis) layout.yaxis = { ...options.yaxis };
-  if (options.legend !== undefined) layout.showlegend = options.legend;
+  const layout = chartLayout(options);
   for (const key of ["shapes", "annotations"]) if (options[key]) layout[key] = options[key];
   if (options.margin) layout.margin = options.margin;
   return { traces: series.map(curveTrace), layout };

@@ -17,7 +17,7 @@
 // four decimals.
 
 import { draw } from "../draw.js";
-import { lineWidth, panelGrid } from "../layout.js";
+import { lineWidth, panelCaptions, panelGrid } from "../layout.js";
 
 const kept = new WeakMap(); // plot element → { count, circles }
 
@@ -93,15 +93,7 @@ function panelAxes(grid, count, reach, captions, captionAt) {
     layout[`xaxis${suffix}`] = { domain: grid.stacked ? [0, 1] : grid.x[i], ...square, anchor: y };
     layout[`yaxis${suffix}`] = { domain: grid.y[i], ...square, scaleanchor: x, scaleratio: 1, anchor: x };
   }
-  layout.annotations = captions.map((text, i) => ({
-    text,
-    x: grid.stacked ? 0.5 : (grid.x[i][0] + grid.x[i][1]) / 2,
-    y: top ? grid.y[i][1] : grid.y[i][0],
-    xref: "paper",
-    yref: "paper",
-    yanchor: top ? "bottom" : "top",
-    showarrow: false,
-  }));
+  layout.annotations = panelCaptions(grid, captions, top);
   return layout;
 }
 

@@ -18,3 +18,13 @@ export function paintMark(el, name, traces, layout) {
 export function plotly(el, traces, layout = {}) {
   return paintMark(el, "plotly", traces, layout);
 }
+
+/** The layout keys the chart marks (curves, bars) share: title, axes and whether Plotly's legend shows. */
+export function chartLayout(options) {
+  const layout = {};
+  if (options.title !== undefined) layout.title = { text: options.title };
+  if (options.xaxis) layout.xaxis = { ...options.xaxis };
+  if (options.yaxis) layout.yaxis = { ...options.yaxis };
+  if (options.legend !== undefined) layout.showlegend = options.legend;
+  return layout;
+}
