@@ -86,13 +86,13 @@ export function tidyLogAxes(layout, traces) {
  * axes pad in decades.  An axis the reader zoomed keeps the reader's range.
  */
 export function fixRanges(el, layout, traces) {
-  const full = el._fullLayout;
   for (const [name, e] of Object.entries(extentsOf(layout, traces))) {
     const axisLayout = (layout[name] ||= {});
     if (Array.isArray(axisLayout.range) || axisLayout.autorange === "reversed" || axisLayout.matches || axisLayout.type === "category") continue;
     if (!e.numeric || !(e.lo <= e.hi)) continue;
-    const zoomed = stateOf(el)?.zoomed?.has(name) && full?.[name]?.range;
-    axisLayout.range = zoomed ? [...full[name].range] : rangeOf(e, axisLayout, name.startsWith("x"));
+    // (Plotly writes the range it draws, the reader's zoom too, into the layout it holds: el.layout)
+    const zoomed = stateOf(el)?.zoomed?.has(name) && el.layout?.[name]?.range;
+    axisLayout.range = zoomed ? [...el.layout[name].range] : rangeOf(e, axisLayout, name.startsWith("x"));
     axisLayout.autorange = false;
   }
 }
@@ -181,4 +181,39 @@ export function offAxis(extra = {}) {
 /** For an x axis whose first tick label is wide (−150): its labels drop below a y tick at the corner. */
 export function belowCorner(extra = {}) {
   return { ticklabelstandoff: sized(8, 14), ...extra };
+}
+
+// Axes tied by scaleanchor with constrain "domain" (square cells): the shrunk domain, computed here
+// as Plotly would (centred within the page's domain), is handed to Plotly instead of the constraint.
+// Left to Plotly, it writes the domain back into the layout it was given, so the next figure, without
+// it, differs in every such axis and Plotly.react redraws the whole plot (19 of 21 ms a move on
+// /scores).  A zoom then keeps the ranges the reader chose, not the cells' squareness.
+export function squareDomains(layout) {
+  const margin = layout.margin || {};
+  const room = { x: layout.width - (margin.l || 0) - (margin.r || 0), y: layout.height - (margin.t || 0) - (margin.b || 0) };
+  for (const [key, axis] of Object.entries(layout)) {
+    if (!/^[xy]axis\d*$/.test(key) || !axis?.scaleanchor || axis.constrain !== "domain") continue;
+    const otherKey = `${axis.scaleanchor[0]}axis${axis.scaleanchor.slice(1)}`;
+    const other = layout[otherKey];
+    if (!other || !Array.isArray(axis.range) || !Array.isArray(other.range) || !(room.x > 0 && room.y > 0)) continue;
+    const sized = (name, ax) => {
+      const domain = ax.domain || [0, 1];
+      return { ax, domain, px: (domain[1] - domain[0]) * room[name[0]], span: Math.abs(ax.range[1] - ax.range[0]) * (ax === axis ? axis.scaleratio || 1 : 1) };
+    };
+    const a = sized(key, axis);
+    const b = sized(otherKey, other);
+    // the axis with more pixels per unit gives some up, so that both have the same
+    const [wide, scale] = a.px / a.span > b.px / b.span ? [a, b.px / b.span] : [b, a.px / a.span];
+    const keep = (wide.span * scale) / wide.px;
+    const centre = (wide.domain[0] + wide.domain[1]) / 2;
+    const half = ((wide.domain[1] - wide.domain[0]) * keep) / 2;
+    wide.ax.domain = [centre - half, centre + half];
+    // The domains now hold the ratio: Plotly is not asked to enforce it (it would rewrite them with
+    // rounding noise, [1e-16, 0.99999…], and that alone is a change to redraw for).
+    for (const ax of [axis, other]) {
+      ax.domain = ax.domain || [0, 1];
+      delete ax.constrain;
+    }
+    delete axis.scaleanchor;
+  }
 }

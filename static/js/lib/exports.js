@@ -1,4 +1,3 @@
-import { compose } from "./compose.js";
 import { stateOf } from "./figure.js";
 import { heatmapBitmap } from "./heatmap.js";
 import { textSize } from "./layout.js";
@@ -18,9 +17,10 @@ function dataUrl(bytes) {
  * heatmaps as embedded images (an exported SVG cannot reach the page's blob URLs).
  */
 export async function exportFigure(el, format, filename) {
-  const last = stateOf(el)?.last;
-  if (!last) return;
-  const figure = compose(el, last.traces, last.layout, true);
+  const job = stateOf(el)?.job;
+  if (!job) return;
+  // the mark's figure as an export draws it: in-plot words drawn by Plotly, its legend's names whole
+  const figure = job.build(el, true);
   const layout = { ...figure.layout };
   const extraTop = figure.title ? Math.round(textSize() * 2.6) : 0;
   const extraBottom = figure.items.length ? Math.round(textSize() * 1.6 * Math.ceil(figure.items.length / 3)) + 20 : 0;

@@ -3,18 +3,19 @@
 // takes its state with it.  Every module of the library that keeps something per plot keeps it
 // here, under the names below.
 //
-//   asked       what the page last asked for ({traces, layout, size}): an equal ask draws nothing
-//   last        the last figure as the page gave it ({traces, layout}): redraws, exports
+//   asked       what the page last asked of the mark ({traces, layout, size}): an equal ask draws nothing
+//   job         the mark's last job (paint.js): redraws (resize, legend, reset) and exports build from it
+//   held        the figure the mark last built and handed to Plotly: its next cheap update starts there
 //   shown       the page's traces as drawn (heatmaps with their numbers): what the tests read
 //   heatmaps    the image heatmaps' entries (numbers, colour scale and range, pixels)
-//   given       what Plotly holds, with its frames (updates.js)
+//   given       legacy (draw.js): what Plotly holds, with its frames (updates.js)
 //   sources     the object URLs of the images shown (released when replaced)
 //   resets      how many times the reader reset the axes (a new uirevision each time)
 //   zoomed      the axes the reader zoomed or panned (Set of names)
 //   hidden      the legend keys the reader hid (Set)
 //   chrome      the HTML title and legend beside the plot (chrome.js)
 //   hover       whether the image heatmaps' hover listener is attached
-//   mark        the mark that drew the plot, and what it keeps for its cheap update (marks/)
+//   mark        the name of the mark that drew the plot (marks/)
 
 const states = new WeakMap();
 

@@ -1,8 +1,9 @@
 import { axisName, categoryTicks } from "./axes.js";
+import { axisMap, plotBox } from "./geometry.js";
 import { LUT_SIZE, MISSING_RGB, SEQUENTIAL, colourRange, lookupTable, niceStep, plotlyScale } from "./colours.js";
 import { plotState } from "./figure.js";
 import { pick, placeTip, tipOf } from "./hover.js";
-import { isPresenter, merge, richText } from "./layout.js";
+import { isPresenter, merge, richText, textSize, textWidth, titleText } from "./layout.js";
 import { formatNumber } from "./numbers.js";
 
 // ---- heatmaps as images ---------------------------------------------------------------------------
@@ -293,6 +294,39 @@ export function imageHeatmap(trace, layout) {
   };
 }
 
+// Room on the right for the image heatmaps' colour bars at the plot's right edge, from the start,
+// measured as Plotly lays a bar out: its offset from the plot (the bar's x beyond 1), a pad, then
+// the wider of its title (at 1.2 times the text size, as Plotly writes titles) and the bar with its
+// tick labels beside it, and a pad.  The labels get
+// the room of five characters ("−0.25") at least, so that most moves keep the margin: a new margin
+// is a new layout of the whole plot (Plotly.react), where new tick labels alone are the heatmap
+// mark's cheap update (marks/heatmap.js).  Where these are the only colour bars, Plotly is told not to
+// push the margin out itself (autoexpand): it would measure each bar after drawing it and, when
+// its labels' width changed, lay the whole plot out a second time (a relabelled bar 27 ms instead
+// of 7 on /conventions).  Other colour bars (markers', labelled heatmaps') keep Plotly's push.
+const BAR_LABEL_AT_LEAST = "\u22120.25";
+const BAR_PAD = 10; // Plotly's colorbar.xpad
+const BAR_TICK_GAP = 6; // between the bar and its labels (3–5 px drawn)
+const BAR_SLACK = 6;
+
+export function roomForColourBars(layout, heatmaps, pageLayout, drawn, carriers) {
+  if (pageLayout?.margin?.r > 0) return;
+  const size = textSize();
+  const plotWidth = layout.width - (layout.margin?.l || 0);
+  const needs = [];
+  heatmaps.forEach((entry, k) => {
+    if (!entry.colourBar || entry.colourBarX < 1) return;
+    const bar = drawn[carriers[k]].colorbar || {};
+    const words = (text, px = size) => textWidth(String(text ?? "").replace(/<[^>]*>/g, ""), px);
+    const labels = Math.max(words(BAR_LABEL_AT_LEAST), ...(bar.ticktext || []).map(words));
+    const offset = Math.max(0, (entry.colourBarX - 1) * plotWidth);
+    needs.push(offset + 2 * BAR_PAD + Math.max(words(titleText(bar.title), Math.round(size * 1.2)), (bar.thickness || 30) + BAR_TICK_GAP + labels) + BAR_SLACK);
+  });
+  if (!needs.length) return;
+  const otherBars = drawn.some((trace, i) => !carriers.includes(i) && (trace.marker?.showscale || (trace.type === "heatmap" && trace.showscale !== false)));
+  layout.margin = { ...layout.margin, r: Math.ceil(Math.max(...needs)), ...(otherBars ? {} : { autoexpand: false }) };
+}
+
 // Labelled cells (words, names) sit at 0, 1, 2 … on a linear axis that shows their labels.
 export function nativeHeatmap(trace) {
   if (Array.isArray(trace.colorscale)) return trace;
@@ -333,17 +367,17 @@ export function attachHover(el) {
   state.hover = true;
   el.addEventListener("mousemove", (event) => {
     const entries = state.heatmaps || [];
-    const full = el._fullLayout;
-    if (!entries.length || !full) return;
+    if (!entries.length || !el.layout) return;
+    const plot = plotBox(el);
     const box = el.getBoundingClientRect();
     const px = event.clientX - box.left;
     const py = event.clientY - box.top;
     for (const entry of entries) {
-      const xa = full[axisName(entry.xaxis, "x")];
-      const ya = full[axisName(entry.yaxis, "y")];
+      const xa = axisMap(el, entry.xaxis, "x", plot);
+      const ya = axisMap(el, entry.yaxis, "y", plot);
       if (!xa || !ya) continue;
-      const xv = xa.p2c(px - xa._offset);
-      const yv = ya.p2c(py - ya._offset);
+      const xv = xa.toValue(px);
+      const yv = ya.toValue(py);
       const j = cellAt(entry.xEdges, xv);
       const i = cellAt(entry.yEdges, yv);
       if (i < 0 || j < 0) continue;

@@ -1,4 +1,4 @@
-import { axisName } from "./axes.js";
+import { axisMap, plotBox } from "./geometry.js";
 import { isPresenter, richText, textWidth } from "./layout.js";
 
 // ---- text in the plot as HTML ------------------------------------------------------------------
@@ -60,25 +60,22 @@ export function annotationLabel(note) {
   };
 }
 
-function labelPixel(full, ref, value, letter, log) {
-  const size = full._size;
-  if (ref === "paper") return letter === "x" ? size.l + value * size.w : size.t + (1 - value) * size.h;
-  const axis = full[axisName(ref, letter)];
-  if (!axis) return NaN;
-  const linear = axis.type === "log" && !log ? Math.log10(value) : value;
-  return axis._offset + axis.l2p(linear);
+function labelPixel(gd, box, ref, value, letter, log) {
+  if (ref === "paper") return letter === "x" ? box.l + value * box.w : box.t + (1 - value) * box.h;
+  const axis = axisMap(gd, ref, letter, box);
+  return axis ? axis.toPixel(value, log) : NaN;
 }
 
 const ANCHOR_SHIFT = { left: "0%", center: "-50%", right: "-100%", top: "0%", middle: "-50%", bottom: "-100%" };
 
 export function showLabels(el, labels) {
-  const full = el._fullLayout;
   let layer = el.querySelector(":scope > .plot-labels");
   if (!labels.length) {
     layer?.remove();
     return;
   }
-  if (!full) return;
+  if (!el.layout) return;
+  const box = plotBox(el);
   if (!layer) {
     layer = document.createElement("div");
     layer.className = "plot-labels";
@@ -90,8 +87,8 @@ export function showLabels(el, labels) {
   const positions = [];
   labels.forEach((label, i) => {
     const node = nodes[i] || layer.appendChild(document.createElement("span"));
-    const x = labelPixel(full, label.xref, label.x, "x", label.log) + label.shift[0];
-    const y = labelPixel(full, label.yref, label.y, "y", label.log) + label.shift[1];
+    const x = labelPixel(el, box, label.xref, label.x, "x", label.log) + label.shift[0];
+    const y = labelPixel(el, box, label.yref, label.y, "y", label.log) + label.shift[1];
     positions.push(x);
     const html = richText(label.text);
     if (node.innerHTML !== html) node.innerHTML = html;
@@ -102,7 +99,7 @@ export function showLabels(el, labels) {
     node.style.fontSize = label.size ? `${label.size}px` : "";
     node.style.background = label.background || "";
   });
-  keepInside(layer, labels, positions, full.width);
+  keepInside(layer, labels, positions, el.layout.width);
 }
 
 // A label that would run past the plot's left or right edge (a note centred on a narrow band) is

@@ -2,7 +2,7 @@
 // switch presenter mode.  `page` gives what they need: {name, api, query(), data(), say(text),
 // togglePresenter()}.
 
-import { flushAll } from "./draw.js";
+import { flushAll } from "./paint.js";
 import { withQuery } from "./url-state.js";
 
 export function wireToolbar(page) {

@@ -5,7 +5,8 @@
 // Text given with a series is for the hover (the library does not write it on the bars unless
 // the series sets textposition).
 
-import { chartLayout, paintMark } from "./plotly.js";
+import { paintChart } from "./chart.js";
+import { chartLayout } from "./plotly.js";
 
 function barTrace(series) {
   const trace = { type: "bar" };
@@ -24,5 +25,5 @@ export function barsFigure(series, options = {}) {
 /** Draw or update a bars mark on `el` (an element or its id). */
 export function bars(el, series, options = {}) {
   const { traces, layout } = barsFigure(series, options);
-  return paintMark(el, "bars", traces, layout);
+  return paintChart(el, "bars", traces, layout);
 }

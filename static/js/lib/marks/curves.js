@@ -9,7 +9,8 @@
 // never.  An update whose series moved (as many points as before) moves them without a new layout
 // of the plot; an axis moves only when its range changed.
 
-import { chartLayout, paintMark } from "./plotly.js";
+import { paintChart } from "./chart.js";
+import { chartLayout } from "./plotly.js";
 
 const OWN = new Set(["color", "width", "dash"]);
 
@@ -35,5 +36,5 @@ export function curvesFigure(series, options = {}) {
 /** Draw or update a curves mark on `el` (an element or its id). */
 export function curves(el, series, options = {}) {
   const { traces, layout } = curvesFigure(series, options);
-  return paintMark(el, "curves", traces, layout);
+  return paintChart(el, "curves", traces, layout);
 }

@@ -3,7 +3,7 @@
 // the labels and the hover text; the mark lays the grid out for the plot's width (dials at least
 // `minPixels` apart, so labels never run into each other), sizes the plot to the rows it needs
 // (round dials: equal axis scales; on a projector at least 62% of the window, like every plot
-// there), and draws it through draw().
+// there), and draws it as a chart mark (chart.js).
 //
 //   dials(el, { angles, labels, hover }, { title, minPixels?, maxColumns?, uirevision? })
 //   player(transport, { show, sync, speed, ready?, max?, every?, attribute? })  (below)
@@ -13,13 +13,13 @@
 //
 // The cheap update: the rings, ticks and labels are kept per plot (one WeakMap) and handed back as
 // the same objects while the dial count, the grid and the labels stay, so a new set of angles
-// changes the hands' trace alone, which the drawing library moves with Plotly.animate (no redraw
+// changes the hands' trace alone, which the chart update moves with Plotly.animate (no redraw
 // of the dials: the layout asks for `transition: {duration: 0}`).  The hands' trace is named
 // "hands" (tests and the JSON twin read it); hand j runs from its dial's centre to
 // 0.9·radius·(cos a_j, sin a_j) from it.
 
-import { draw } from "../draw.js";
 import { COLORS } from "../colours.js";
+import { paintChart } from "./chart.js";
 import { isPresenter, lineWidth, plotSize, setPlotHeight, sized } from "../layout.js";
 
 const TWO_PI = 2 * Math.PI;
@@ -110,7 +110,7 @@ export function dials(target, { angles, labels = [], hover = [] }, { title = "",
     kept.set(el, entry);
   }
   const [ring, ticks, words] = entry.statics;
-  return draw(el, [ring, ticks, handsTrace(centres, angles, hover), words], {
+  return paintChart(el, "dials", [ring, ticks, handsTrace(centres, angles, hover), words], {
     title: { text: title },
     xaxis: { visible: false, range: [xMiddle - xSpan / 2, xMiddle + xSpan / 2], fixedrange: true },
     yaxis: { visible: false, range: [yMiddle - ySpan / 2, yMiddle + ySpan / 2], scaleanchor: "x", fixedrange: true },

@@ -13,7 +13,19 @@
 // with new numbers swaps the image alone (the bar relabelled only when its rounded range moved,
 // an axis moved only when its range did).
 
-import { paintMark } from "./plotly.js";
+/* global Plotly */
+
+import { fixRanges, squareDomains } from "../axes.js";
+import { stateOf } from "../figure.js";
+import { imageHeatmap, nativeHeatmap, roomForColourBars } from "../heatmap.js";
+import { baseLayout, merge, titleText } from "../layout.js";
+import { figureSize, paint, same, uirevision } from "../paint.js";
+import { annotationsAsLabels, fixedAxisMargins } from "./chart-rules.js";
+
+const AXIS = /^[xy]axis\d*$/;
+const AXIS_MOVES = ["range", "tickvals", "ticktext"];
+const IMAGE_MOVES = ["source", "x", "y", "sizex", "sizey"];
+const BAR_MOVES = ["tickvals", "ticktext"];
 
 /** The Plotly trace and layout of a heatmap mark (exported for the mark's test). */
 export function heatmapFigure(cells, options = {}) {
@@ -37,8 +49,105 @@ export function heatmapFigure(cells, options = {}) {
   return { traces: [trace], layout };
 }
 
+const without = (object, keys) => {
+  const out = { ...object };
+  for (const key of keys) delete out[key];
+  return out;
+};
+
+/**
+ * The Plotly figure of a heatmap mark: each heatmap trace as a layout image of its colour-mapped
+ * cells over a carrier trace that shows Plotly's colour bar (heatmap.js); a heatmap that writes
+ * text in its cells or leaves gaps between them stays Plotly's own.  Its layout rules: the axes
+ * span the cells without tick marks or grid, square cells as computed domains (axes.js
+ * squareDomains: Plotly is not asked to keep the ratio), room for the colour bar measured
+ * beforehand (heatmap.js roomForColourBars), fixed axis margins, words as HTML labels.
+ */
+export function heatmapPlotly(el, traces, pageLayout, forExport = false) {
+  const layout = merge(baseLayout(), pageLayout);
+  const title = titleText(layout.title);
+  for (const key of ["title", "legend", "height", "width"]) delete layout[key];
+  layout.showlegend = false;
+  layout.autosize = false;
+  layout.uirevision = uirevision(el, layout.uirevision);
+  Object.assign(layout, figureSize(el));
+  const drawn = [];
+  const images = [];
+  const heatmaps = [];
+  const carriers = [];
+  for (const trace of traces) {
+    if (trace.type !== "heatmap" || trace.texttemplate || trace.xgap || trace.ygap || !Array.isArray(trace.z?.[0])) {
+      drawn.push(trace.type === "heatmap" ? nativeHeatmap(trace) : trace);
+      continue;
+    }
+    const { carrier, image, entry, axisPatch } = imageHeatmap(trace, layout);
+    for (const [name, patch] of Object.entries(axisPatch)) layout[name] = merge(layout[name] || {}, patch);
+    carriers.push(drawn.length);
+    drawn.push(carrier);
+    images.push(image);
+    heatmaps.push(entry);
+  }
+  const labels = forExport ? [] : annotationsAsLabels(layout);
+  if (images.length) layout.images = [...(layout.images || []), ...images];
+  roomForColourBars(layout, heatmaps, pageLayout, drawn, carriers);
+  fixedAxisMargins(layout);
+  fixRanges(el, layout, drawn);
+  squareDomains(layout);
+  return { traces: drawn, layout, title, items: [], heatmaps, carriers, labels, shown: traces };
+}
+
+// The figure with what the cheap update may change taken out: the images' sources and extents,
+// the axes' ranges and category ticks, the colour bars' ticks.
+function frame(figure) {
+  const layout = { ...figure.layout };
+  for (const [key, value] of Object.entries(layout)) if (AXIS.test(key) && value) layout[key] = without(value, AXIS_MOVES);
+  if (layout.images) layout.images = layout.images.map((image) => without(image, IMAGE_MOVES));
+  const traces = figure.traces.map((trace, i) => (figure.carriers.includes(i) && trace.colorbar ? { ...trace, colorbar: without(trace.colorbar, BAR_MOVES) } : trace));
+  return { traces, layout };
+}
+
+/**
+ * The heatmap's cheap update: where only the numbers (or the grid's size, or its labels)
+ * changed, the image is swapped, an axis moved only where its range or ticks changed, a colour
+ * bar relabelled only where its rounded range did, in one Plotly call (1–10 ms where react lays
+ * the whole plot out again).  Null when anything else changed.
+ */
+export function heatmapUpdate(el, figure, held) {
+  if (!figure.heatmaps.length || !held.carriers || !same(figure.carriers, held.carriers) || !same(frame(figure), frame(held))) return null;
+  const zoomed = stateOf(el)?.zoomed;
+  const layoutUpdate = {};
+  for (const [key, value] of Object.entries(figure.layout)) {
+    if (!AXIS.test(key) || !value) continue;
+    for (const attr of AXIS_MOVES) {
+      if (attr === "range" && zoomed?.has(key)) continue;
+      if (value[attr] !== undefined && !same(value[attr], held.layout[key]?.[attr])) layoutUpdate[`${key}.${attr}`] = Array.isArray(value[attr]) ? [...value[attr]] : value[attr];
+    }
+  }
+  figure.layout.images.forEach((image, i) => {
+    for (const attr of IMAGE_MOVES) if (image[attr] !== held.layout.images[i][attr]) layoutUpdate[`images[${i}].${attr}`] = image[attr];
+  });
+  const bars = figure.carriers.filter((i) => figure.traces[i].colorbar && !BAR_MOVES.every((attr) => same(figure.traces[i].colorbar[attr], held.traces[i].colorbar?.[attr])));
+  const traceUpdate = {};
+  for (const attr of BAR_MOVES) if (bars.length) traceUpdate[`colorbar.${attr}`] = bars.map((i) => figure.traces[i].colorbar[attr]);
+  const paths = Object.keys(layoutUpdate);
+  if (!bars.length && !paths.length) return Promise.resolve(el);
+  // A relayout that moves an axis would reach the zoom listener as the reader's zoom (paint.js),
+  // so axes move with Plotly.update, which reports itself apart (it costs 3–4 ms more than the
+  // relayout or restyle it combines: images alone are relaid, a colour bar alone restyled).
+  const axes = paths.some((path) => AXIS.test(path.split(".")[0]));
+  if (!bars.length && !axes) return Plotly.relayout(el, layoutUpdate);
+  return paths.length ? Plotly.update(el, traceUpdate, layoutUpdate, bars) : Plotly.restyle(el, traceUpdate, bars);
+}
+
 /** Draw or update a heatmap mark on `el` (an element or its id). */
 export function heatmap(el, cells, options = {}) {
+  const node = typeof el === "string" ? document.getElementById(el) : el;
+  if (!node) return Promise.resolve(null);
   const { traces, layout } = heatmapFigure(cells, options);
-  return paintMark(el, "heatmap", traces, layout);
+  return paint(node, {
+    mark: "heatmap",
+    asked: { traces, layout },
+    build: (target, forExport) => heatmapPlotly(target, traces, layout, forExport),
+    update: heatmapUpdate,
+  });
 }

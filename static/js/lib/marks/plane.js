@@ -13,11 +13,11 @@
 //
 // The cheap update: the unit circles are kept per plot (one WeakMap) and handed back as the same
 // objects, and the layout asks for `transition: {duration: 0}`, so new vectors move the arrows and
-// the arc (Plotly.animate through draw(), no redraw of the planes).  Arrow hovers show (x, y) with
+// the arc (Plotly.animate, chart.js: no redraw of the planes).  Arrow hovers show (x, y) with
 // four decimals.
 
-import { draw } from "../draw.js";
 import { lineWidth, panelCaptions, panelGrid } from "../layout.js";
+import { paintChart } from "./chart.js";
 
 const kept = new WeakMap(); // plot element → { count, circles }
 
@@ -116,7 +116,7 @@ export function plane(target, { panels }, { title = "", reach = 1.15, margin, ga
     if (panel.angle) traces.push(...angleTraces(panel.angle, axes, legend));
   });
   const grid = panelGrid(el, count, gap);
-  return draw(el, traces, {
+  return paintChart(el, "plane", traces, {
     title: { text: title },
     ...panelAxes(grid, count, reach, panels.map((panel) => panel.caption ?? ""), captionAt),
     ...(margin ? { margin } : {}),

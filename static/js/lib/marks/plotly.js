@@ -1,22 +1,36 @@
-// The escape hatch: a figure as Plotly takes it, drawn by the library (draw.js), so it gets the
-// library's size, HTML title and legend, export and state.  Every other mark builds its figure
-// and draws it through paintMark, which records which mark drew the plot (figure.js: `mark`).
+// The escape hatch: a figure as Plotly takes it, handed to Plotly.react unchanged but for what
+// every plot gets (paint.js): its size (the container's), the title above and legend below as
+// HTML, export, state, waiting while out of view, zoom kept and reset.  No cheap update: an
+// equal figure draws nothing, any other goes to Plotly.react, which works out itself what to
+// redraw.  (Heatmaps here are Plotly's own, words are Plotly's SVG text: a figure that wants the
+// library's image heatmap or HTML labels is drawn by a mark.)
 
-import { draw } from "../draw.js";
-import { plotState } from "../figure.js";
+import { legendItems } from "../chrome.js";
+import { titleText } from "../layout.js";
+import { figureSize, paint, uirevision } from "../paint.js";
+import { paintChart } from "./chart.js";
 
-const element = (el) => (typeof el === "string" ? document.getElementById(el) : el);
-
-/** Draw `traces` and `layout` (Plotly's own form) on `el` as mark `name`. */
+/**
+ * Draw `traces` and `layout` (Plotly's own form: scatter and bar traces) on `el` as chart mark
+ * `name`, with the chart marks' rules and cheap update (chart.js).  A new mark whose figure is
+ * lines, markers or bars builds it and calls this.
+ */
 export function paintMark(el, name, traces, layout) {
-  const node = element(el);
-  plotState(node).mark = name;
-  return draw(node, traces, layout);
+  return paintChart(el, name, traces, layout);
 }
 
-/** A Plotly figure as Plotly takes it: `traces` and `layout` are not rewritten by the page. */
+function hatchFigure(el, traces, pageLayout, forExport) {
+  const { title, legend, ...layout } = pageLayout;
+  const items = legendItems(traces, pageLayout);
+  if (!forExport) layout.showlegend = false;
+  Object.assign(layout, { autosize: false, ...figureSize(el), uirevision: uirevision(el, pageLayout.uirevision ?? "keep") });
+  return { traces, layout, title: titleText(title), items, heatmaps: [], labels: [], shown: traces };
+}
+
+/** A Plotly figure as Plotly takes it: `traces` and `layout` are not rewritten (but for size and chrome). */
 export function plotly(el, traces, layout = {}) {
-  return paintMark(el, "plotly", traces, layout);
+  const node = typeof el === "string" ? document.getElementById(el) : el;
+  return paint(node, { mark: "plotly", asked: { traces, layout }, build: (target, forExport) => hatchFigure(target, traces, layout, forExport) });
 }
 
 /** The layout keys the chart marks (curves, bars) share: title, axes and whether Plotly's legend shows. */
