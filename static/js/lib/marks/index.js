@@ -1,9 +1,10 @@
-// Marks: a page passes data to a mark, the mark builds its Plotly figure as Plotly documents it
-// and hands it to the library, which adds what every plot gets: its size (the container's box),
+// Marks: a page passes data to a mark, the mark builds its Plotly figure as Plotly documents it,
+// owns its cheap update, and hands both to paint.js, which adds what every plot gets: its size (the container's box),
 // the title above and the legend below as HTML (chrome.js), PNG/SVG export (exports.js), the
 // plot's state in one WeakMap (figure.js), waiting while out of view, zoom kept and reset.
 //
-//   plotly(el, traces, layout)              escape hatch: a Plotly figure as Plotly takes it
+//   plotly(el, traces, layout)              escape hatch: a Plotly figure as Plotly takes it, to
+//                                           Plotly.react unchanged (but for size, title, legend)
 //   heatmap(el, cells, options)             cells {z, x, y, scale, zmin, zmax, zauto, hovertemplate,
 //                                           customdata, bar}; options {square, title, xaxis,
 //                                           yaxis, margin}.  Drawn as an image of colour-mapped
@@ -27,7 +28,8 @@
 // `el` is an element or its id; every mark returns the promise of its draw.  `xaxis`/`yaxis` are
 // Plotly axis objects (axis() from ../plot.js gives the library's titled axis).  A mark's test
 // draws it alone (tests/browser/test_marks.py).  Adding a mark: one file here that builds its
-// figure and calls paintMark (plotly.js), its export below, its test.
+// figure and calls paint(el, {mark, asked, build, update}) (../paint.js), or paintChart (chart.js)
+// for lines, markers and bars; its export below; its test.
 
 export { plotly } from "./plotly.js";
 export { heatmap } from "./heatmap.js";
