@@ -164,9 +164,12 @@ def _rope_source(cfg: dict[str, Any]) -> tuple[Any, str]:
     return raw, source
 
 
-def _settings_dicts(cfg: dict[str, Any], model_type: str | None, raw: dict[str, Any], source: str, notes: list[str]):
+def _settings_dicts(
+    cfg: dict[str, Any], model_type: str | None, raw: dict[str, Any], source: str, notes: list[str]
+) -> list[tuple[str | None, dict[str, Any], str]]:
     """``[(layer_type or None, rope dict, where)]``: one entry per RoPE setting."""
-    declared = cfg.get("layer_types") if isinstance(cfg.get("layer_types"), list) else []
+    layer_types = cfg.get("layer_types")
+    declared = layer_types if isinstance(layer_types, list) else []
     labels = LAYER_TYPE_LABELS | {label for label in declared if isinstance(label, str)}
     nested = [key for key, value in raw.items() if key in labels and (isinstance(value, dict) or value is None)]
     if nested:
@@ -294,7 +297,7 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
     if cfg.get("rope_theta", 0) is None:
         raise ScalingError("rope_theta", "rope_theta must be a number, not null")
     if "rope_theta" not in cfg and not _theta_inside(raw) and model_type != "gptj":
-        theta = DEFAULT_THETA_BY_MODEL_TYPE.get(model_type, DEFAULT_THETA)
+        theta = DEFAULT_THETA_BY_MODEL_TYPE.get(model_type, DEFAULT_THETA) if model_type is not None else DEFAULT_THETA
         cfg["rope_theta"] = theta
         whose = (
             f"the default_theta of transformers' config class for model_type {model_type!r}"
@@ -305,7 +308,7 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
         notes.append(f"rope_theta not given: {_plain(theta)} is used, {whose}.")
     elif "rope_theta" not in cfg and model_type in DEFAULT_THETA_BY_MODEL_TYPE:
         cfg["rope_theta"] = DEFAULT_THETA_BY_MODEL_TYPE[model_type]
-    settings = []
+    settings: list[dict[str, Any]] = []
     mrope: dict[str, Any] | None = None
     beta_given: tuple[str, Any] | None = (
         (f"{text_key + '.' if text_key else ''}{QUERY_SCALE_KEY}", cfg[QUERY_SCALE_KEY]) if QUERY_SCALE_KEY in cfg else None
@@ -322,11 +325,13 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
         if params.get("rope_type", params.get("type")) == "mrope":
             params.pop("type", None)
             params["rope_type"] = "default"
-        given = set(params) if where != "rope_local_base_freq" else set()
+        given_keys = set(params) if where != "rope_local_base_freq" else set()
         if model_type in ("gemma3_text", "gemma3") and where == source and layer_type == "full_attention":
-            given = set(raw)
+            given_keys = set(raw)
         standardized = _standardize_one(cfg, model_type, max_pos, head_dim, params, where, setting_notes)
-        settings.append({"layer_type": layer_type, "where": where, "params": standardized, "notes": setting_notes, "given": given})
+        settings.append(
+            {"layer_type": layer_type, "where": where, "params": standardized, "notes": setting_notes, "given": given_keys}
+        )
     if mrope is not None:
         mrope = _check_mrope(mrope, head_dim, settings, source)
         layout = "interleaved across pairs" if mrope["mrope_interleaved"] else "consecutive blocks of pairs"
@@ -394,7 +399,15 @@ def _rotary_dim(cfg: dict[str, Any], head_dim: int, notes: list[str]) -> None:
         cfg["rope_theta"] = cfg.get("rotary_emb_base", DEFAULT_THETA)
 
 
-def _query_scale(cfg, model_type, beta_given, primary: dict[str, Any], max_pos, layers, notes: list[str]) -> dict[str, Any] | None:
+def _query_scale(
+    cfg: dict[str, Any],
+    model_type: str | None,
+    beta_given: tuple[str, Any] | None,
+    primary: dict[str, Any],
+    max_pos: int | None,
+    layers: dict[str, Any] | None,
+    notes: list[str],
+) -> dict[str, Any] | None:
     """The position-dependent query scale the family's attention applies (app.core.model_families):
     Ministral 3's llama_4_scaling_beta on every layer, Llama 4's attn_temperature_tuning on its NoPE
     layers; None when the config has neither."""
@@ -412,7 +425,7 @@ def _query_scale(cfg, model_type, beta_given, primary: dict[str, Any], max_pos, 
                 "(its rope_type here does not give one)",
             )
         interval = _integer("original_max_position_embeddings", interval)
-        scale = {"beta": beta, "interval": interval, "offset": 0, "layers": "all", "where": where,
+        scale: dict[str, Any] = {"beta": beta, "interval": interval, "offset": 0, "layers": "all", "where": where,
                  "interval_key": "original_max_position_embeddings", "reference": "modeling_ministral3.py _get_llama_4_attn_scale"}
     elif model_type in ("llama4", "llama4_text") or "attn_temperature_tuning" in cfg:
         tuning_default, floor_default, beta_default = LLAMA4_TEMPERATURE_DEFAULTS
@@ -453,7 +466,7 @@ def _theta_inside(raw: dict[str, Any]) -> bool:
     return bool(nested) and all("rope_theta" in value for value in nested)
 
 
-def _check_mrope(mrope: dict[str, Any], head_dim: int, settings, source: str) -> dict[str, Any]:
+def _check_mrope(mrope: dict[str, Any], head_dim: int, settings: list[dict[str, Any]], source: str) -> dict[str, Any]:
     section = mrope.get("mrope_section")
     if not isinstance(section, list) or not section or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in section):
         raise ScalingError(f"{source}.mrope_section", "mrope_section must be a list of non-negative integers (pairs per axis)")
@@ -541,7 +554,7 @@ def _layer_types(cfg: dict[str, Any], model_type: str | None, count: int | None)
     return None
 
 
-def _layers(cfg: dict[str, Any], model_type: str | None, settings, notes: list[str]) -> dict[str, Any] | None:
+def _layers(cfg: dict[str, Any], model_type: str | None, settings: list[dict[str, Any]], notes: list[str]) -> dict[str, Any] | None:
     """Which layers use which setting (``layer_types``, or the interval a config class builds them
     from), which use no RoPE (``no_rope_layers``, ``no_rope_layer_interval``, linear-attention
     layers), each said in ``notes``."""
@@ -574,7 +587,15 @@ def _layers(cfg: dict[str, Any], model_type: str | None, settings, notes: list[s
     return result or None
 
 
-def _standardize_one(cfg, model_type, max_pos, head_dim, params: dict[str, Any], source: str, notes: list[str]) -> dict[str, Any]:
+def _standardize_one(
+    cfg: dict[str, Any],
+    model_type: str | None,
+    max_pos: int | None,
+    head_dim: int,
+    params: dict[str, Any],
+    source: str,
+    notes: list[str],
+) -> dict[str, Any]:
     """One RoPE dict standardised as transformers does (the single-setting rules of the module docstring)."""
     unknown = [key for key in params if key not in HF_KEYS]
     for key in unknown:
