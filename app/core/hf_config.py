@@ -55,7 +55,8 @@ not read is ignored with a note naming it (transformers warns and ignores it too
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypedDict
 
 from app.core import model_families
 from app.core.scaling import COMMON_KEYS, DEFAULT_THETA, METHODS, RopeConfig, ScalingError, validate
@@ -121,6 +122,16 @@ TOP_KEYS = ("model_type", "head_dim", "max_position_embeddings", "pairing", "pai
             "latent_attention", "query_scale", "text_config", "mrope", "layers")
 # Keys inside a RoPE dict that are not frequencies: taken out before the dict is standardised.
 QUERY_SCALE_KEY = "llama_4_scaling_beta"
+
+
+class Setting(TypedDict):
+    """One RoPE setting of a config, as :func:`standardize_all` resolves it."""
+
+    layer_type: str | None  # the layer type it serves (per-layer-type dicts), or None for the one setting
+    where: str  # the config key it was read from (rope_parameters, rope_scaling.full_attention, …)
+    params: dict[str, Any]  # the standardised RoPE dict
+    notes: list[str]
+    given: set[str]  # the keys the config itself gave (errors name them under ``where``)
 # Llama4TextConfig's defaults for the NoPE layers' query scale (attn_temperature_tuning, floor_scale, attn_scale).
 LLAMA4_TEMPERATURE_DEFAULTS = (True, 8192, 0.1)
 LAYER_TYPE_LABELS = {"full_attention", "sliding_attention", "chunked_attention", "linear_attention"}
@@ -210,14 +221,14 @@ def standardize(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any],
     return top, primary["params"], notes + primary["notes"]
 
 
-def _primary_index(settings: list[dict[str, Any]]) -> int:
+def _primary_index(settings: Sequence[Setting]) -> int:
     for i, setting in enumerate(settings):
         if setting["layer_type"] == "full_attention":
             return i
     return 0
 
 
-def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
+def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[Setting], list[str]]:
     """Return ``(top, settings, notes)``: the resolved top-level values (head_dim,
     max_position_embeddings, model_type, pairing, mrope, layers) and, per RoPE setting,
     ``{"layer_type", "where", "params" (the standardised RoPE dict), "notes"}``."""
@@ -308,7 +319,7 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
         notes.append(f"rope_theta not given: {_plain(theta)} is used, {whose}.")
     elif "rope_theta" not in cfg and model_type in DEFAULT_THETA_BY_MODEL_TYPE:
         cfg["rope_theta"] = DEFAULT_THETA_BY_MODEL_TYPE[model_type]
-    settings: list[dict[str, Any]] = []
+    settings: list[Setting] = []
     mrope: dict[str, Any] | None = None
     beta_given: tuple[str, Any] | None = (
         (f"{text_key + '.' if text_key else ''}{QUERY_SCALE_KEY}", cfg[QUERY_SCALE_KEY]) if QUERY_SCALE_KEY in cfg else None
@@ -466,7 +477,7 @@ def _theta_inside(raw: dict[str, Any]) -> bool:
     return bool(nested) and all("rope_theta" in value for value in nested)
 
 
-def _check_mrope(mrope: dict[str, Any], head_dim: int, settings: list[dict[str, Any]], source: str) -> dict[str, Any]:
+def _check_mrope(mrope: dict[str, Any], head_dim: int, settings: list[Setting], source: str) -> dict[str, Any]:
     section = mrope.get("mrope_section")
     if not isinstance(section, list) or not section or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in section):
         raise ScalingError(f"{source}.mrope_section", "mrope_section must be a list of non-negative integers (pairs per axis)")
@@ -554,7 +565,7 @@ def _layer_types(cfg: dict[str, Any], model_type: str | None, count: int | None)
     return None
 
 
-def _layers(cfg: dict[str, Any], model_type: str | None, settings: list[dict[str, Any]], notes: list[str]) -> dict[str, Any] | None:
+def _layers(cfg: dict[str, Any], model_type: str | None, settings: list[Setting], notes: list[str]) -> dict[str, Any] | None:
     """Which layers use which setting (``layer_types``, or the interval a config class builds them
     from), which use no RoPE (``no_rope_layers``, ``no_rope_layer_interval``, linear-attention
     layers), each said in ``notes``."""
@@ -578,7 +589,7 @@ def _layers(cfg: dict[str, Any], model_type: str | None, settings: list[dict[str
                 use = "no RoPE (linear attention keeps no positions to rotate)"
             elif kind in own:
                 theta = own[kind]["params"].get("rope_theta")
-                use = f"RoPE with rope_theta {_plain(float(theta))} ({own[kind]['where']})" if _finite(theta) else f"RoPE ({own[kind]['where']})"
+                use = f"RoPE with rope_theta {_plain(float(theta))} ({own[kind]['where']})" if theta is not None and _finite(theta) else f"RoPE ({own[kind]['where']})"
             else:
                 use = "the config's one RoPE setting"
             parts.append(f"{len(layers)} {kind} (layers {_first_layers(layers, 6)}): {use}")
@@ -674,7 +685,7 @@ def _standardize_one(
     return params
 
 
-def _rope_config(top: dict[str, Any], setting: dict[str, Any], seq_len: int | None) -> RopeConfig:
+def _rope_config(top: dict[str, Any], setting: Setting, seq_len: int | None) -> RopeConfig:
     """Type-check one standardised setting and validate it; errors name the field where it was given."""
     params, where_dict, given = setting["params"], setting["where"], setting["given"]
     prefix = f"{top['text_config']}." if top["text_config"] else ""
@@ -734,7 +745,7 @@ def rope_settings_from_hf(config: dict[str, Any], seq_len: int | None = None) ->
     "where", "config" (RopeConfig), "standardized" (dict), "notes"}]}``; ``primary`` indexes the
     full-attention setting (or the only one)."""
     top, settings, notes = standardize_all(config)
-    out = []
+    out: list[dict[str, Any]] = []
     for setting in settings:
         rope = _rope_config(top, setting, seq_len)
         standardized = {key: (list(value) if isinstance(value, tuple) else value) for key, value in setting["params"].items()}
