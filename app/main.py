@@ -46,11 +46,15 @@ class ApiCors:
     def __init__(self, app, post_paths: frozenset[str] = frozenset()) -> None:
         self.app = app
         self.post_paths = post_paths
-        common = {"allow_origins": ["*"], "allow_credentials": False, "expose_headers": ["ETag"], "max_age": 3600}
-        self.cors = CORSMiddleware(app, allow_methods=["GET", "HEAD"], allow_headers=["Accept", "If-None-Match"], **common)
-        self.cors_post = CORSMiddleware(
-            app, allow_methods=["GET", "HEAD", "POST"], allow_headers=["Accept", "If-None-Match", "Content-Type"], **common
-        )
+
+        def cors(allow_methods: list[str], allow_headers: list[str]) -> CORSMiddleware:
+            return CORSMiddleware(
+                app, allow_methods=allow_methods, allow_headers=allow_headers,
+                allow_origins=["*"], allow_credentials=False, expose_headers=["ETag"], max_age=3600,
+            )
+
+        self.cors = cors(["GET", "HEAD"], ["Accept", "If-None-Match"])
+        self.cors_post = cors(["GET", "HEAD", "POST"], ["Accept", "If-None-Match", "Content-Type"])
 
     async def __call__(self, scope, receive, send) -> None:
         api = scope["type"] == "http" and (scope["path"] == "/api" or scope["path"].startswith("/api/"))
@@ -71,7 +75,7 @@ class Static(StaticFiles):
     """Static files through the same cache and conditional GET as everything else: gzip made once
     per file version, with an ETag per encoding (Starlette's own gives both encodings one ETag)."""
 
-    def file_response(self, full_path, stat_result, scope, status_code=200) -> Response:  # type: ignore[override]
+    def file_response(self, full_path, stat_result, scope, status_code=200) -> Response:
         request = Request(scope)
         media_type = mimetypes.guess_type(str(full_path))[0] or "application/octet-stream"
         key = ("static", str(full_path), stat_result.st_mtime_ns, stat_result.st_size)
@@ -140,7 +144,7 @@ def create_app() -> FastAPI:
     errors.install(app, render_error_page)
 
     def page(request: Request, template: str, **context) -> bytes:
-        return templates.TemplateResponse(request, template, {"nav": ordered(), **context}).body
+        return bytes(templates.TemplateResponse(request, template, {"nav": ordered(), **context}).body)  # bytes as is (typed bytes | memoryview)
 
     @app.get("/", include_in_schema=False)
     def home(request: Request) -> Response:

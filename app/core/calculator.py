@@ -214,7 +214,7 @@ def smallest_base_records(head_dim: int, limit: int, budget: int | None = None) 
     return _finish(head_dim, limit, rows, previous_scanned, True)
 
 
-def _finish(head_dim: int, limit: int, rows, scanned: dict[int, int], exhausted: bool) -> Records:
+def _finish(head_dim: int, limit: int, rows: list[tuple[int, int, int]], scanned: dict[int, int], exhausted: bool) -> Records:
     """The first failing m of each record's grid predecessor (scanned now unless it was)."""
     previous = []
     for _, _, before in rows:
@@ -225,7 +225,10 @@ def _finish(head_dim: int, limit: int, rows, scanned: dict[int, int], exhausted:
         else:
             found = MarginScan(inverse_frequencies(head_dim, grid_values(before, before + 1))[0]).first_negative(0, limit)
             previous.append(-1 if found is None else found)
-    as_array = lambda values: np.array(values, dtype=np.int64)
+
+    def as_array(values: list[int]) -> np.ndarray:
+        return np.array(values, dtype=np.int64)
+
     return Records(
         head_dim=head_dim,
         limit=limit,
@@ -418,7 +421,7 @@ def search_larger_failing_base(head_dim: int, length: int, smallest_index: int, 
     return {"found": found, "tried": tried, "scanned": scanned, "statement": statement}
 
 
-def larger_failing_base(head_dim: int, length: int, smallest_index: int, **bounds) -> dict[str, Any] | None:
+def larger_failing_base(head_dim: int, length: int, smallest_index: int, **bounds: int) -> dict[str, Any] | None:
     """``{"base", "fails_at"}`` of :func:`search_larger_failing_base`, or None."""
     return search_larger_failing_base(head_dim, length, smallest_index, **bounds)["found"]
 

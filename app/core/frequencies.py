@@ -10,8 +10,10 @@ the GGUF model's rotation, the Men et al. search over many bases) is :func:`inve
 from __future__ import annotations
 
 import math
+from typing import overload
 
 import numpy as np
+import numpy.typing as npt
 
 
 def rotary_dim(head_dim: int, partial_rotary_factor: float = 1.0) -> int:
@@ -36,8 +38,8 @@ def rotary_dim_problem(head_dim: int, partial_rotary_factor: float) -> str | Non
 
 
 def inverse_frequencies(
-    rotary_dim: int, base: float | np.ndarray, count: int | None = None, divisors: np.ndarray | None = None
-) -> np.ndarray:
+    rotary_dim: int, base: float | np.ndarray, count: int | None = None, divisors: npt.ArrayLike | None = None
+) -> npt.NDArray[np.float64]:
     """θ_j = 1 / (divisor_j · b^(2j/r)) for j = 0 … count−1 (count = r/2 unless given).
 
     Without ``divisors`` this is the RoPE ladder θ_j = b^(−2j/r): the exponent divides by the rotary
@@ -61,7 +63,11 @@ def inverse_frequencies(
     return 1.0 / powers
 
 
-def pair_with_turns(turns: float, length: float | np.ndarray, rotary_dim: int, base: float) -> float | np.ndarray:
+@overload
+def pair_with_turns(turns: float, length: float, rotary_dim: int, base: float) -> float: ...
+@overload
+def pair_with_turns(turns: float, length: np.ndarray, rotary_dim: int, base: float) -> npt.NDArray[np.float64]: ...
+def pair_with_turns(turns: float, length: float | np.ndarray, rotary_dim: int, base: float) -> float | npt.NDArray[np.float64]:
     """The fractional pair index j at which θ_j = b^(−2j/r) makes ``turns`` full turns over ``length``
     tokens: j = r·ln(length/(2π·turns)) / (2·ln b).
 
@@ -70,8 +76,9 @@ def pair_with_turns(turns: float, length: float | np.ndarray, rotary_dim: int, b
     length it is YaRN's ``find_correction_dim`` (HF ``_compute_yarn_parameters``).  ``length`` a
     number → a float computed as HF does (``math.log``); an array → the same shape (``np.log``).
     """
-    log = np.log if np.ndim(length) else math.log
-    return (rotary_dim * log(length / (turns * 2 * math.pi))) / (2 * math.log(base))
+    if np.ndim(length):
+        return (rotary_dim * np.log(length / (turns * 2 * math.pi))) / (2 * math.log(base))
+    return (rotary_dim * math.log(length / (turns * 2 * math.pi))) / (2 * math.log(base))
 
 
 def wavelengths(inv_freq: np.ndarray) -> np.ndarray:

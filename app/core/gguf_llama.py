@@ -14,12 +14,23 @@ frequency the model really gives it. ``rope_adjacent`` applies exactly that rota
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from app.core.frequencies import inverse_frequencies
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+F32 = npt.NDArray[np.float32]
+# Token ids: a list, or an integer array (T,).
+TokenIds = Sequence[int] | npt.NDArray[np.integer]
+# ``progress(layer, n_layer)``, called after each layer; an exception it raises stops the pass.
+Progress = Callable[[int, int], None]
 
 
 class NotLlamaGGUF(ValueError):
@@ -55,7 +66,7 @@ class LlamaModel:
 LAYER_KEYS = ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down")
 
 
-def rope_angles(inv_freq: np.ndarray, positions, attention_factor: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+def rope_angles(inv_freq: npt.ArrayLike, positions: npt.ArrayLike, attention_factor: float = 1.0) -> tuple[F32, F32]:
     """cos and sin of position * inv_freq[i], each ``(T, r/2)`` float32, both multiplied by
     ``attention_factor`` as transformers does (``LlamaRotaryEmbedding.forward``: ``cos = emb.cos() *
     self.attention_scaling``, the same for sin), so that q.k after rotation is multiplied by its square.
@@ -88,11 +99,13 @@ def rope_adjacent(x: np.ndarray, inv_freq: np.ndarray, positions: np.ndarray | N
     return rotate_adjacent(x, c, s)
 
 
-def _rms(x, w, eps):
+def _rms(x: F32, w: F32, eps: float) -> F32:
     return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * w
 
 
-def causal_attention(qr: np.ndarray, kr: np.ndarray, v: np.ndarray, scale, block: int | None = None) -> np.ndarray:
+def causal_attention(
+    qr: np.ndarray, kr: np.ndarray, v: np.ndarray, scale: float | np.floating, block: int | None = None
+) -> F32:
     """Causal grouped-query softmax attention in blocks of queries; returns ``(T, H*d)`` float32.
 
     qr ``(H, T, d)`` (rotated), kr ``(Hkv, T, d)`` (rotated), v ``(Hkv, T, d)``; query head h reads key
@@ -125,7 +138,14 @@ def causal_attention(qr: np.ndarray, kr: np.ndarray, v: np.ndarray, scale, block
     return out.reshape(T, H * d)
 
 
-def _layers(model: LlamaModel, ids, inv_freq=None, attention_factor: float = 1.0, block: int | None = None, progress=None):
+def _layers(
+    model: LlamaModel,
+    ids: TokenIds,
+    inv_freq: npt.ArrayLike | None = None,
+    attention_factor: float = 1.0,
+    block: int | None = None,
+    progress: Progress | None = None,
+) -> Iterator[tuple[F32, F32, F32]]:
     """The decoder layers, one at a time: yields ``(q, k, x)`` after each layer (pre-rotation q
     ``(H, T, d)``, k ``(Hkv, T, d)``, the hidden state ``(T, d_model)``); the one implementation of a layer
     that :func:`forward` and :func:`next_token_loss` share."""
@@ -155,11 +175,11 @@ def _layers(model: LlamaModel, ids, inv_freq=None, attention_factor: float = 1.0
 
 def forward(
     model: LlamaModel,
-    ids,
+    ids: TokenIds,
     keep_qk: bool = True,
-    progress=None,
+    progress: Progress | None = None,
     logits: bool = True,
-    inv_freq=None,
+    inv_freq: npt.ArrayLike | None = None,
     attention_factor: float = 1.0,
     block: int | None = None,
 ) -> dict[str, Any]:
@@ -173,26 +193,29 @@ def forward(
     RoPE (default: base**(-2i/d), factor 1), as a scaling method resolves them; ``block``: queries per
     attention block (:func:`causal_attention`; None = one block).
     """
-    qs, ks, hiddens = [], [], []
-    x = None
+    qs: list[F32] = []
+    ks: list[F32] = []
+    hiddens: list[F32] = []
     for q, k, x in _layers(model, ids, inv_freq, attention_factor, block, progress):
         if keep_qk:
             qs.append(q.copy())
             ks.append(k.copy())
         hiddens.append(x)
-    out = _rms(x, model.out_norm, model.config.rms_eps) @ model.out_head.T if logits else None
+    if logits and not hiddens:
+        raise NotLlamaGGUF("the model has no layers")
+    out = _rms(hiddens[-1], model.out_norm, model.config.rms_eps) @ model.out_head.T if logits else None
     return {"logits": out, "q": qs, "k": ks, "hidden": hiddens}
 
 
 def next_token_loss(
     model: LlamaModel,
-    ids,
-    inv_freq=None,
+    ids: TokenIds,
+    inv_freq: npt.ArrayLike | None = None,
     attention_factor: float = 1.0,
     block: int | None = 512,
     chunk: int = 512,
-    progress=None,
-) -> np.ndarray:
+    progress: Progress | None = None,
+) -> npt.NDArray[np.float64]:
     """Per-position next-token loss −log p(ids[t+1] | ids[0..t]) in nats, shape ``(T−1,)`` float64, in
     memory bounded for long inputs: attention in query blocks (:func:`causal_attention`), no per-layer
     state kept, and the output head applied to ``chunk`` positions at a time, of which only the
@@ -205,9 +228,11 @@ def next_token_loss(
     """
     ids = np.asarray(ids, dtype=np.int64)
     T = len(ids)
-    x = None
+    x: F32 | None = None
     for _, _, hidden in _layers(model, ids, inv_freq, attention_factor, block, progress):
         x = hidden  # the last layer's output
+    if x is None:
+        raise NotLlamaGGUF("the model has no layers")
     h = _rms(x, model.out_norm, model.config.rms_eps)
     loss = np.empty(T - 1, dtype=np.float64)
     for a in range(0, T - 1, chunk):
@@ -219,25 +244,25 @@ def next_token_loss(
     return loss
 
 
-def greedy(model: LlamaModel, ids, n_new: int) -> list[int]:
+def greedy(model: LlamaModel, ids: Iterable[int], n_new: int) -> list[int]:
     """Greedy continuation (recomputes the whole prefix each step: fine for a few tokens)."""
-    ids = list(ids)
+    prefix = list(ids)
     out = []
     for _ in range(n_new):
-        logits = forward(model, ids, keep_qk=False)["logits"]
+        logits = forward(model, prefix, keep_qk=False)["logits"]
         nxt = int(np.argmax(logits[-1]))
         out.append(nxt)
-        ids.append(nxt)
+        prefix.append(nxt)
     return out
 
 
-def make_tokenizer(model: LlamaModel):
+def make_tokenizer(model: LlamaModel) -> Tokenizer:
     """A byte-level BPE tokenizer from the file's own vocabulary and merges (SmolLM's pre-tokenizer:
     digits split one by one, then GPT-2's byte-level split)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
 
     vocab = {t: i for i, t in enumerate(model.tokens)}
-    merges = [tuple(m.split(" ", 1)) for m in model.merges]
+    merges = [_merge_pair(m) for m in model.merges]
     tok = Tokenizer(models.BPE(vocab=vocab, merges=merges, fuse_unk=False))
     tok.pre_tokenizer = pre_tokenizers.Sequence(
         [pre_tokenizers.Digits(individual_digits=True), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)]
@@ -247,3 +272,11 @@ def make_tokenizer(model: LlamaModel):
     if specials:
         tok.add_special_tokens(specials)
     return tok
+
+
+def _merge_pair(merge: str) -> tuple[str, str]:
+    """A BPE merge as the file writes it, "left right", as the pair (left, right)."""
+    parts = merge.split(" ", 1)
+    if len(parts) != 2:
+        raise NotLlamaGGUF(f"tokenizer.ggml.merges holds {merge!r}, not two tokens separated by a space")
+    return parts[0], parts[1]

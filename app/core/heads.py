@@ -69,7 +69,7 @@ def js_divergence(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Jensen–Shannon divergence (natural log) between rows of p and q."""
     m = 0.5 * (p + q)
 
-    def kl(a, b):
+    def kl(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
             t = np.where(a > 0, a * np.log(a / np.where(b > 0, b, 1.0)), 0.0)
         return t.sum(axis=-1)
@@ -105,7 +105,9 @@ def surgery_inv_freq(
     return inv, att, keep
 
 
-def surgered_attention(q, k, inv_freq, attention_factor, keep) -> np.ndarray:
+def surgered_attention(
+    q: np.ndarray, k: np.ndarray, inv_freq: np.ndarray, attention_factor: float, keep: np.ndarray
+) -> np.ndarray:
     """Attention with the surgery's frequencies; dropped pairs are zeroed in q (the √d stays the model's)."""
     if not keep.all():
         mask = np.repeat(keep, 2).astype(np.float32)

@@ -55,7 +55,8 @@ not read is ignored with a note naming it (transformers warns and ignores it too
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypedDict
 
 from app.core import model_families
 from app.core.scaling import COMMON_KEYS, DEFAULT_THETA, METHODS, RopeConfig, ScalingError, validate
@@ -121,6 +122,16 @@ TOP_KEYS = ("model_type", "head_dim", "max_position_embeddings", "pairing", "pai
             "latent_attention", "query_scale", "text_config", "mrope", "layers")
 # Keys inside a RoPE dict that are not frequencies: taken out before the dict is standardised.
 QUERY_SCALE_KEY = "llama_4_scaling_beta"
+
+
+class Setting(TypedDict):
+    """One RoPE setting of a config, as :func:`standardize_all` resolves it."""
+
+    layer_type: str | None  # the layer type it serves (per-layer-type dicts), or None for the one setting
+    where: str  # the config key it was read from (rope_parameters, rope_scaling.full_attention, …)
+    params: dict[str, Any]  # the standardised RoPE dict
+    notes: list[str]
+    given: set[str]  # the keys the config itself gave (errors name them under ``where``)
 # Llama4TextConfig's defaults for the NoPE layers' query scale (attn_temperature_tuning, floor_scale, attn_scale).
 LLAMA4_TEMPERATURE_DEFAULTS = (True, 8192, 0.1)
 LAYER_TYPE_LABELS = {"full_attention", "sliding_attention", "chunked_attention", "linear_attention"}
@@ -164,9 +175,12 @@ def _rope_source(cfg: dict[str, Any]) -> tuple[Any, str]:
     return raw, source
 
 
-def _settings_dicts(cfg: dict[str, Any], model_type: str | None, raw: dict[str, Any], source: str, notes: list[str]):
+def _settings_dicts(
+    cfg: dict[str, Any], model_type: str | None, raw: dict[str, Any], source: str, notes: list[str]
+) -> list[tuple[str | None, dict[str, Any], str]]:
     """``[(layer_type or None, rope dict, where)]``: one entry per RoPE setting."""
-    declared = cfg.get("layer_types") if isinstance(cfg.get("layer_types"), list) else []
+    layer_types = cfg.get("layer_types")
+    declared = layer_types if isinstance(layer_types, list) else []
     labels = LAYER_TYPE_LABELS | {label for label in declared if isinstance(label, str)}
     nested = [key for key, value in raw.items() if key in labels and (isinstance(value, dict) or value is None)]
     if nested:
@@ -207,14 +221,14 @@ def standardize(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any],
     return top, primary["params"], notes + primary["notes"]
 
 
-def _primary_index(settings: list[dict[str, Any]]) -> int:
+def _primary_index(settings: Sequence[Setting]) -> int:
     for i, setting in enumerate(settings):
         if setting["layer_type"] == "full_attention":
             return i
     return 0
 
 
-def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]], list[str]]:
+def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[Setting], list[str]]:
     """Return ``(top, settings, notes)``: the resolved top-level values (head_dim,
     max_position_embeddings, model_type, pairing, mrope, layers) and, per RoPE setting,
     ``{"layer_type", "where", "params" (the standardised RoPE dict), "notes"}``."""
@@ -294,7 +308,7 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
     if cfg.get("rope_theta", 0) is None:
         raise ScalingError("rope_theta", "rope_theta must be a number, not null")
     if "rope_theta" not in cfg and not _theta_inside(raw) and model_type != "gptj":
-        theta = DEFAULT_THETA_BY_MODEL_TYPE.get(model_type, DEFAULT_THETA)
+        theta = DEFAULT_THETA_BY_MODEL_TYPE.get(model_type, DEFAULT_THETA) if model_type is not None else DEFAULT_THETA
         cfg["rope_theta"] = theta
         whose = (
             f"the default_theta of transformers' config class for model_type {model_type!r}"
@@ -305,7 +319,7 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
         notes.append(f"rope_theta not given: {_plain(theta)} is used, {whose}.")
     elif "rope_theta" not in cfg and model_type in DEFAULT_THETA_BY_MODEL_TYPE:
         cfg["rope_theta"] = DEFAULT_THETA_BY_MODEL_TYPE[model_type]
-    settings = []
+    settings: list[Setting] = []
     mrope: dict[str, Any] | None = None
     beta_given: tuple[str, Any] | None = (
         (f"{text_key + '.' if text_key else ''}{QUERY_SCALE_KEY}", cfg[QUERY_SCALE_KEY]) if QUERY_SCALE_KEY in cfg else None
@@ -322,11 +336,13 @@ def standardize_all(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[s
         if params.get("rope_type", params.get("type")) == "mrope":
             params.pop("type", None)
             params["rope_type"] = "default"
-        given = set(params) if where != "rope_local_base_freq" else set()
+        given_keys = set(params) if where != "rope_local_base_freq" else set()
         if model_type in ("gemma3_text", "gemma3") and where == source and layer_type == "full_attention":
-            given = set(raw)
+            given_keys = set(raw)
         standardized = _standardize_one(cfg, model_type, max_pos, head_dim, params, where, setting_notes)
-        settings.append({"layer_type": layer_type, "where": where, "params": standardized, "notes": setting_notes, "given": given})
+        settings.append(
+            {"layer_type": layer_type, "where": where, "params": standardized, "notes": setting_notes, "given": given_keys}
+        )
     if mrope is not None:
         mrope = _check_mrope(mrope, head_dim, settings, source)
         layout = "interleaved across pairs" if mrope["mrope_interleaved"] else "consecutive blocks of pairs"
@@ -394,7 +410,15 @@ def _rotary_dim(cfg: dict[str, Any], head_dim: int, notes: list[str]) -> None:
         cfg["rope_theta"] = cfg.get("rotary_emb_base", DEFAULT_THETA)
 
 
-def _query_scale(cfg, model_type, beta_given, primary: dict[str, Any], max_pos, layers, notes: list[str]) -> dict[str, Any] | None:
+def _query_scale(
+    cfg: dict[str, Any],
+    model_type: str | None,
+    beta_given: tuple[str, Any] | None,
+    primary: dict[str, Any],
+    max_pos: int | None,
+    layers: dict[str, Any] | None,
+    notes: list[str],
+) -> dict[str, Any] | None:
     """The position-dependent query scale the family's attention applies (app.core.model_families):
     Ministral 3's llama_4_scaling_beta on every layer, Llama 4's attn_temperature_tuning on its NoPE
     layers; None when the config has neither."""
@@ -412,7 +436,7 @@ def _query_scale(cfg, model_type, beta_given, primary: dict[str, Any], max_pos, 
                 "(its rope_type here does not give one)",
             )
         interval = _integer("original_max_position_embeddings", interval)
-        scale = {"beta": beta, "interval": interval, "offset": 0, "layers": "all", "where": where,
+        scale: dict[str, Any] = {"beta": beta, "interval": interval, "offset": 0, "layers": "all", "where": where,
                  "interval_key": "original_max_position_embeddings", "reference": "modeling_ministral3.py _get_llama_4_attn_scale"}
     elif model_type in ("llama4", "llama4_text") or "attn_temperature_tuning" in cfg:
         tuning_default, floor_default, beta_default = LLAMA4_TEMPERATURE_DEFAULTS
@@ -453,7 +477,7 @@ def _theta_inside(raw: dict[str, Any]) -> bool:
     return bool(nested) and all("rope_theta" in value for value in nested)
 
 
-def _check_mrope(mrope: dict[str, Any], head_dim: int, settings, source: str) -> dict[str, Any]:
+def _check_mrope(mrope: dict[str, Any], head_dim: int, settings: list[Setting], source: str) -> dict[str, Any]:
     section = mrope.get("mrope_section")
     if not isinstance(section, list) or not section or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in section):
         raise ScalingError(f"{source}.mrope_section", "mrope_section must be a list of non-negative integers (pairs per axis)")
@@ -541,7 +565,7 @@ def _layer_types(cfg: dict[str, Any], model_type: str | None, count: int | None)
     return None
 
 
-def _layers(cfg: dict[str, Any], model_type: str | None, settings, notes: list[str]) -> dict[str, Any] | None:
+def _layers(cfg: dict[str, Any], model_type: str | None, settings: list[Setting], notes: list[str]) -> dict[str, Any] | None:
     """Which layers use which setting (``layer_types``, or the interval a config class builds them
     from), which use no RoPE (``no_rope_layers``, ``no_rope_layer_interval``, linear-attention
     layers), each said in ``notes``."""
@@ -565,7 +589,7 @@ def _layers(cfg: dict[str, Any], model_type: str | None, settings, notes: list[s
                 use = "no RoPE (linear attention keeps no positions to rotate)"
             elif kind in own:
                 theta = own[kind]["params"].get("rope_theta")
-                use = f"RoPE with rope_theta {_plain(float(theta))} ({own[kind]['where']})" if _finite(theta) else f"RoPE ({own[kind]['where']})"
+                use = f"RoPE with rope_theta {_plain(float(theta))} ({own[kind]['where']})" if theta is not None and _finite(theta) else f"RoPE ({own[kind]['where']})"
             else:
                 use = "the config's one RoPE setting"
             parts.append(f"{len(layers)} {kind} (layers {_first_layers(layers, 6)}): {use}")
@@ -574,7 +598,15 @@ def _layers(cfg: dict[str, Any], model_type: str | None, settings, notes: list[s
     return result or None
 
 
-def _standardize_one(cfg, model_type, max_pos, head_dim, params: dict[str, Any], source: str, notes: list[str]) -> dict[str, Any]:
+def _standardize_one(
+    cfg: dict[str, Any],
+    model_type: str | None,
+    max_pos: int | None,
+    head_dim: int,
+    params: dict[str, Any],
+    source: str,
+    notes: list[str],
+) -> dict[str, Any]:
     """One RoPE dict standardised as transformers does (the single-setting rules of the module docstring)."""
     unknown = [key for key in params if key not in HF_KEYS]
     for key in unknown:
@@ -653,7 +685,7 @@ def _standardize_one(cfg, model_type, max_pos, head_dim, params: dict[str, Any],
     return params
 
 
-def _rope_config(top: dict[str, Any], setting: dict[str, Any], seq_len: int | None) -> RopeConfig:
+def _rope_config(top: dict[str, Any], setting: Setting, seq_len: int | None) -> RopeConfig:
     """Type-check one standardised setting and validate it; errors name the field where it was given."""
     params, where_dict, given = setting["params"], setting["where"], setting["given"]
     prefix = f"{top['text_config']}." if top["text_config"] else ""
@@ -713,7 +745,7 @@ def rope_settings_from_hf(config: dict[str, Any], seq_len: int | None = None) ->
     "where", "config" (RopeConfig), "standardized" (dict), "notes"}]}``; ``primary`` indexes the
     full-attention setting (or the only one)."""
     top, settings, notes = standardize_all(config)
-    out = []
+    out: list[dict[str, Any]] = []
     for setting in settings:
         rope = _rope_config(top, setting, seq_len)
         standardized = {key: (list(value) if isinstance(value, tuple) else value) for key, value in setting["params"].items()}

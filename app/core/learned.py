@@ -151,7 +151,8 @@ def diagonal_statistics(rows: np.ndarray, normalise: bool, block: int = 512) -> 
     for start in range(0, n, block):
         stop = min(start + block, n)
         gram = a[start:stop] @ a[start:].T  # rows start…stop−1 against keys start…n−1
-        i, j = np.indices(gram.shape)
+        grid = np.indices(gram.shape)
+        i, j = grid[0], grid[1]
         upper = j >= i
         delta = (j - i)[upper]
         values = gram[upper]

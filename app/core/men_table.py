@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -73,7 +73,13 @@ def shipped() -> tuple[int, dict[int, dict[str, Any]]]:
     return load(PATH)
 
 
-def __getattr__(name: str):
+if TYPE_CHECKING:
+    # Read lazily by __getattr__ below, from shipped().
+    LIMIT: int
+    RECORDS: dict[int, dict[str, Any]]
+
+
+def __getattr__(name: str) -> object:
     if name == "LIMIT":
         return shipped()[0]
     if name == "RECORDS":

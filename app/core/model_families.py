@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 import numpy as np
@@ -181,7 +182,7 @@ UNREAD_POSITION_KEYS: dict[str, str] = {
 }
 
 
-def position_key_notes(config: dict[str, Any], skip: set[str] = frozenset()) -> list[str]:
+def position_key_notes(config: dict[str, Any], skip: AbstractSet[str] = frozenset()) -> list[str]:
     """One note per key of ``config`` that bears on position and is not read: each UNREAD key with its
     reason, and each key that looks positional (:data:`POSITION_KEY_PATTERN`) but is in neither table."""
     notes = []

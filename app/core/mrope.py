@@ -26,7 +26,10 @@ s + max(T, H, W); the two differ only for a video with more frames than rows and
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import numpy as np
+import numpy.typing as npt
 
 from app.core import rope
 from app.core.rules import sentence
@@ -88,7 +91,19 @@ def rotate_half_by(x: np.ndarray, angles: np.ndarray) -> np.ndarray:
     return np.concatenate([first * cos - second * sin, second * cos + first * sin], axis=1)
 
 
-def sequence_positions(text_before: int, grid: tuple[int, int, int], text_after: int) -> dict[str, np.ndarray]:
+class SequencePositions(TypedDict):
+    """What :func:`sequence_positions` returns (N tokens)."""
+
+    positions: npt.NDArray[np.int64]  # (N, 3): t, h, w
+    kind: npt.NDArray[np.int64]  # (N,): 0 text, 1 vision
+    frame: npt.NDArray[np.int64]  # (N,), −1 for text
+    row: npt.NDArray[np.int64]
+    col: npt.NDArray[np.int64]
+    vision_start: int
+    next_position: int
+
+
+def sequence_positions(text_before: int, grid: tuple[int, int, int], text_after: int) -> SequencePositions:
     """(t, h, w) of every token of [text][vision grid (T, H, W)][text], as get_rope_index assigns them.
 
     Returns ``positions`` ``(N, 3)`` int64, ``kind`` ``(N,)`` (0 text, 1 vision), ``frame``,

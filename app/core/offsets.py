@@ -18,6 +18,7 @@ is one curve (the mean of the weights), and the spread needs at most min(S, r) m
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
@@ -172,7 +173,8 @@ def mean_and_std(weights: np.ndarray, inv_freq: np.ndarray, count: int, out: np.
     h = centred.shape[1]
     if draws > 2 * h:
         real = np.concatenate([centred.real, -centred.imag], axis=1)  # (S, 2h): s_w = real · φ
-        r = np.linalg.qr(real, mode="r")
+        # cast: numpy/linalg/_linalg.pyi types every qr() as QRResult; mode="r" returns R alone, an array
+        r = cast(np.ndarray, np.linalg.qr(real, mode="r"))
         centred = r[:, :h] - 1j * r[:, h:]
     squares = np.zeros(count)
     for i in range(0, len(centred), ROW_CHUNK):
@@ -244,12 +246,14 @@ def record_returns(theta: float, count: int, exact: float = 1e-9) -> list[dict[s
     records = [q for q in sorted(set(denominators)) if 2 <= q < count]
     gaps = wrap_signed(np.array(records, dtype=np.float64) * theta)
     out: list[dict[str, float | int]] = []
+    last_kept: int | None = None
     for q, gap in zip(records, gaps, strict=True):
         out.append({"delta": q, "gap": float(gap)})
+        last_kept = q
         if abs(gap) < exact:
             break
     # Every convergent from q_1 up to two past the last record kept must be clear of rounding.
-    last = denominators.index(out[-1]["delta"]) if out else 0
+    last = denominators.index(last_kept) if last_kept is not None else 0
     for q in denominators[1 : last + 3]:
         rest = q * num % den
         margin = min(rest, den - rest) / den * TWO_PI  # P·‖qα‖ (int / int is correctly rounded)

@@ -15,9 +15,11 @@ to bfloat16 equals a correctly rounded bfloat16 multiply.  The reference is floa
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from app.core.rope import block_partition
 
@@ -142,7 +144,7 @@ def first_collision(inv_freq: float, dtype: str, limit: int) -> int | None:
         same = np.flatnonzero(phi[1:] == phi[:-1])
         return int(same[0]) if same.size and same[0] < limit else None
 
-    def collides(m: np.ndarray) -> np.ndarray:
+    def collides(m: npt.ArrayLike) -> np.ndarray:
         m = np.asarray(m, dtype=np.float64)
         return angles_in(m, inv_freq, "float32") == angles_in(m + 1, inv_freq, "float32")
 
@@ -221,7 +223,7 @@ _COS_SLACK = 4e-15
 _CHUNK = 1 << 15  # positions per block of rows (≈ 256 KB per float64 temporary)
 
 
-def error_envelopes(length: int, inv_freqs, columns: int, dtypes: tuple[str, ...] = DTYPES) -> list[dict[str, dict[str, Any]]]:
+def error_envelopes(length: int, inv_freqs: Iterable[float], columns: int, dtypes: tuple[str, ...] = DTYPES) -> list[dict[str, dict[str, Any]]]:
     """Per-column largest angle error |φ̃(m) − m·θ| and score error |cos φ̃(m) − cos(m·θ)| over
     positions 0 … length−1, for each θ in ``inv_freqs``, split into the columns of
     ``rope.block_partition(length, columns)``.
@@ -346,7 +348,18 @@ def _row_max(flat: np.ndarray, width: int, value: np.ndarray, out: np.ndarray) -
     out[row[first]] = np.fmax.reduceat(value, first)
 
 
-def _float32_block(m32, x, theta, theta32, eps, sin2_x, cos_x, width, angle_out, score_out) -> None:
+def _float32_block(
+    m32: npt.NDArray[np.float32],
+    x: npt.NDArray[np.float64],
+    theta: float,
+    theta32: np.float32,
+    eps: float,
+    sin2_x: np.ndarray,
+    cos_x: np.ndarray,
+    width: int,
+    angle_out: np.ndarray,
+    score_out: np.ndarray,
+) -> None:
     """Column maxima of the float32 angle and score errors on one block of rows (see error_envelopes)."""
     angle = (m32 * theta32).astype(np.float64)  # φ̃ exactly as angles_in gives it
     e = angle - x  # exact (Sterbenz): the float32 angle is within a factor 2 of m·θ
@@ -387,7 +400,7 @@ class _Runs:
         self.seg_run = np.searchsorted(self.start, seg, side="right") - 1
         self.seg_of_column = np.searchsorted(seg, col_start)
 
-    def spread(self, p0: int, count: int):
+    def spread(self, p0: int, count: int) -> Callable[[np.ndarray], np.ndarray]:
         """A function mapping per-run values to the positions p0 … p0 + count − 1: ``np.repeat`` of
         the runs met (cheap per position, ~100 instructions per run) when they average 16
         positions or more, else a gather by each position's run."""

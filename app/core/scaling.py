@@ -31,13 +31,18 @@ import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, replace
+from typing import Any, TypeVar, overload
 
 import numpy as np
+import numpy.typing as npt
 
 from app.core.frequencies import inverse_frequencies, pair_with_turns, rotary_dim_problem
 from app.core.rules import sentence
 
 DEFAULT_THETA = 10000.0
+
+FloatArray = npt.NDArray[np.float64]
+_T = TypeVar("_T")
 
 
 class ScalingError(ValueError):
@@ -80,11 +85,24 @@ class RopeConfig:
     def rotary_dim(self) -> int:
         return int(self.head_dim * self.partial_rotary_factor)
 
-    def with_(self, **changes) -> RopeConfig:
+    def with_(self, **changes: Any) -> RopeConfig:
         return replace(self, **changes)
 
 
+def given(config: RopeConfig, name: str, value: _T | None) -> _T:
+    """``value``, the field ``name`` of ``config``, which the method reading it lists in
+    ``Method.required`` (so :func:`validate` has refused ``config`` if it is None).  A config that
+    did not pass :func:`validate` gets the same :class:`ScalingError` here."""
+    if value is None:
+        raise ScalingError(name, f"rope_type '{config.rope_type}' requires {name}")
+    return value
+
+
 FIELD_NAMES = tuple(item.name for item in fields(RopeConfig))
+
+
+# Every method: (config, current length or None) -> (inv_freq (r/2,), attention_factor).
+ScalingMethod = Callable[[RopeConfig, int | None], tuple[FloatArray, float]]
 
 
 @dataclass(frozen=True)
@@ -94,7 +112,7 @@ class Method:
 
     name: str
     title: str
-    compute: Callable[[RopeConfig, int | None], tuple[np.ndarray, float]]
+    compute: ScalingMethod
     required: tuple[str, ...] = ()
     optional: tuple[str, ...] = ()
     hf_rope_type: bool = True
@@ -106,7 +124,11 @@ class Method:
 # ---- shared pieces --------------------------------------------------------------------------
 
 
-def get_mscale(scale: float | np.ndarray, mscale: float = 1.0) -> float | np.ndarray:
+@overload
+def get_mscale(scale: float, mscale: float = 1.0) -> float: ...
+@overload
+def get_mscale(scale: np.ndarray, mscale: float = 1.0) -> FloatArray: ...
+def get_mscale(scale: float | np.ndarray, mscale: float = 1.0) -> float | FloatArray:
     """YaRN's attention temperature: 1 if s ≤ 1 else 0.1·k·ln(s) + 1 (HF ``get_mscale``).
     A number → a float computed as HF does (``math.log``); an array of scales → that shape."""
     if np.ndim(scale):
@@ -117,7 +139,11 @@ def get_mscale(scale: float | np.ndarray, mscale: float = 1.0) -> float | np.nda
     return 0.1 * mscale * math.log(scale) + 1.0
 
 
-def longrope_attention(scale: float | np.ndarray, original_max_position_embeddings: int) -> float | np.ndarray:
+@overload
+def longrope_attention(scale: float, original_max_position_embeddings: int) -> float: ...
+@overload
+def longrope_attention(scale: np.ndarray, original_max_position_embeddings: int) -> FloatArray: ...
+def longrope_attention(scale: float | np.ndarray, original_max_position_embeddings: int) -> float | FloatArray:
     """LongRoPE's default attention factor: 1 if s ≤ 1 else sqrt(1 + ln s / ln L0).
     A number → a float (``math``, as HF); an array of scales → that shape."""
     if np.ndim(scale):
@@ -134,7 +160,7 @@ def yarn_correction_range(config: RopeConfig) -> tuple[float, float]:
     r = config.rotary_dim
     beta_fast = config.beta_fast or 32
     beta_slow = config.beta_slow or 1
-    L0 = config.original_max_position_embeddings
+    L0 = given(config, "original_max_position_embeddings", config.original_max_position_embeddings)
     low = pair_with_turns(beta_fast, L0, r, config.rope_theta)
     high = pair_with_turns(beta_slow, L0, r, config.rope_theta)
     if config.truncate:
@@ -168,7 +194,7 @@ def yarn_ramp_curves(config: RopeConfig, wavelength: np.ndarray) -> dict[str, ob
     r = config.rotary_dim
     s = effective_factor(config)
     alpha, beta = config.beta_slow or 1, config.beta_fast or 32
-    L0 = config.original_max_position_embeddings
+    L0 = given(config, "original_max_position_embeddings", config.original_max_position_embeddings)
     ratio = L0 / wavelength
     gamma = np.clip((ratio - alpha) / (beta - alpha), 0, 1) if beta != alpha else (ratio > alpha).astype(float)
     low, high = yarn_correction_range(config)
@@ -197,7 +223,7 @@ def longrope_switch(config: RopeConfig, seq_len: int, samples: int = 160) -> dic
     init, seq_len None, short).  The N lengths run geometrically from L0/16 to max(16·L0, 2·seq_len)
     over ``samples`` points, with L0, L0 + 1 and seq_len among them."""
     theta = inverse_frequencies(config.rotary_dim, config.rope_theta)
-    L0 = config.original_max_position_embeddings
+    L0 = given(config, "original_max_position_embeddings", config.original_max_position_embeddings)
     short, attention = compute(config, None)
     long, _ = compute(config, L0 + 1)
     top = max(16 * L0, 2 * seq_len)
@@ -221,7 +247,8 @@ def longrope_switch(config: RopeConfig, seq_len: int, samples: int = 160) -> dic
 def effective_factor(config: RopeConfig) -> float:
     """The factor YaRN and LongRoPE use: ``factor``, or Lmax/L0 when it is None."""
     if config.factor is None:
-        return config.max_position_embeddings / config.original_max_position_embeddings
+        L0 = given(config, "original_max_position_embeddings", config.original_max_position_embeddings)
+        return config.max_position_embeddings / L0
     return float(config.factor)
 
 
@@ -266,7 +293,7 @@ def dynamic_alpha(config: RopeConfig, seq_len: int | None) -> float:
     (HF ``_compute_dynamic_ntk_parameters``; 1 up to Lmax, so the base is unchanged there)."""
     Lmax = config.max_position_embeddings
     length = Lmax if seq_len is None else max(seq_len, Lmax)
-    s = config.factor
+    s = given(config, "factor", config.factor)
     return (s * length / Lmax) - (s - 1)
 
 
@@ -284,13 +311,18 @@ def ntk_exponent(rotary_dim: int) -> float | None:
 
 def ntk_base(base: float, alpha: float, rotary_dim: int) -> float:
     """Static NTK-aware base: b·α^(r/(r−2)) (jquesnelle/yarn ``LlamaNTKScaledRotaryEmbedding``)."""
-    return base * alpha ** ntk_exponent(rotary_dim)
+    exponent = ntk_exponent(rotary_dim)
+    if exponent is None:
+        raise ScalingError("head_dim", f"the NTK-aware base needs a rotary dimension above 2 (r = {rotary_dim})")
+    return base * alpha ** exponent
 
 
 def llama3_bands(config: RopeConfig) -> dict[str, float]:
     """Wavelength edges of llama3 smoothing: λ_high = L0/high_freq_factor, λ_low = L0/low_freq_factor."""
-    L0 = config.original_max_position_embeddings
-    return {"high_freq_wavelen": L0 / config.high_freq_factor, "low_freq_wavelen": L0 / config.low_freq_factor}
+    L0 = given(config, "original_max_position_embeddings", config.original_max_position_embeddings)
+    high = given(config, "high_freq_factor", config.high_freq_factor)
+    low = given(config, "low_freq_factor", config.low_freq_factor)
+    return {"high_freq_wavelen": L0 / high, "low_freq_wavelen": L0 / low}
 
 
 def llama3_band_masks(config: RopeConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -312,23 +344,24 @@ def llama3_band_counts(config: RopeConfig) -> dict[str, float | int]:
 # ---- the methods ------------------------------------------------------------------------------
 
 
-def _default(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
+def _default(config: RopeConfig, seq_len: int | None) -> tuple[FloatArray, float]:
     return inverse_frequencies(config.rotary_dim, config.rope_theta), 1.0
 
 
-def _linear(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
-    return inverse_frequencies(config.rotary_dim, config.rope_theta) / config.factor, 1.0
+def _linear(config: RopeConfig, seq_len: int | None) -> tuple[FloatArray, float]:
+    return inverse_frequencies(config.rotary_dim, config.rope_theta) / given(config, "factor", config.factor), 1.0
 
 
-def _dynamic(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
+def _dynamic(config: RopeConfig, seq_len: int | None) -> tuple[FloatArray, float]:
     return inverse_frequencies(config.rotary_dim, dynamic_base(config, seq_len)), 1.0
 
 
-def _ntk(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
-    return inverse_frequencies(config.rotary_dim, ntk_base(config.rope_theta, config.factor, config.rotary_dim)), 1.0
+def _ntk(config: RopeConfig, seq_len: int | None) -> tuple[FloatArray, float]:
+    base = ntk_base(config.rope_theta, given(config, "factor", config.factor), config.rotary_dim)
+    return inverse_frequencies(config.rotary_dim, base), 1.0
 
 
-def _yarn(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
+def _yarn(config: RopeConfig, seq_len: int | None) -> tuple[FloatArray, float]:
     r = config.rotary_dim
     s = effective_factor(config)
     theta = inverse_frequencies(r, config.rope_theta)
@@ -338,19 +371,23 @@ def _yarn(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
     return inv_freq, yarn_attention(config)
 
 
-def _longrope(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
-    L0 = config.original_max_position_embeddings
+def _longrope(config: RopeConfig, seq_len: int | None) -> tuple[FloatArray, float]:
+    L0 = given(config, "original_max_position_embeddings", config.original_max_position_embeddings)
     s = effective_factor(config)
     attention = float(config.attention_factor) if config.attention_factor is not None else longrope_attention(s, L0)
-    ext = config.long_factor if (seq_len and seq_len > L0) else config.short_factor
+    if seq_len and seq_len > L0:
+        ext = given(config, "long_factor", config.long_factor)
+    else:
+        ext = given(config, "short_factor", config.short_factor)
     return inverse_frequencies(config.rotary_dim, config.rope_theta, divisors=ext), attention
 
 
-def _llama3(config: RopeConfig, seq_len: int | None) -> tuple[np.ndarray, float]:
+def _llama3(config: RopeConfig, seq_len: int | None) -> tuple[FloatArray, float]:
     theta = inverse_frequencies(config.rotary_dim, config.rope_theta)
-    s = config.factor
-    low, high = config.low_freq_factor, config.high_freq_factor
-    L0 = config.original_max_position_embeddings
+    s = given(config, "factor", config.factor)
+    low = given(config, "low_freq_factor", config.low_freq_factor)
+    high = given(config, "high_freq_factor", config.high_freq_factor)
+    L0 = given(config, "original_max_position_embeddings", config.original_max_position_embeddings)
     _, medium, divided = llama3_band_masks(config)
     wavelen = 2 * math.pi / theta
     out = np.where(divided, theta / s, theta)
@@ -401,19 +438,20 @@ def _check_yarn(config: RopeConfig) -> None:
         raise ScalingError("beta_slow", sentence(BETA_ORDER, beta_slow=config.beta_slow or 1, beta_fast=config.beta_fast or 32))
     # A tiny positive beta (below ~1e-305) makes L0/(2π·beta) overflow: the correction dimension is
     # infinite, transformers fails on math.floor/ceil(inf) with truncate and computes NaN without it.
+    train_len = given(config, "original_max_position_embeddings", config.original_max_position_embeddings)
     for name, turns in (("beta_fast", config.beta_fast or 32), ("beta_slow", config.beta_slow or 1)):
-        if not math.isfinite(pair_with_turns(turns, config.original_max_position_embeddings, config.rotary_dim, config.rope_theta)):
+        if not math.isfinite(pair_with_turns(turns, train_len, config.rotary_dim, config.rope_theta)):
             raise ScalingError(
                 name,
                 f"{name} ({turns:g}) is so small that original_max_position_embeddings / (2π·{name}) overflows; "
                 "use 0 for the default or a value of at least 1e-300",
             )
     _check_attention_factor(config)
-    if config.factor is None and config.original_max_position_embeddings > config.max_position_embeddings:
+    if config.factor is None and train_len > config.max_position_embeddings:
         raise ScalingError(
             "factor",
             "factor is not set, so YaRN would use max_position_embeddings / original_max_position_embeddings "
-            f"= {config.max_position_embeddings}/{config.original_max_position_embeddings} < 1",
+            f"= {config.max_position_embeddings}/{train_len} < 1",
         )
 
 
@@ -435,7 +473,7 @@ def _check_longrope(config: RopeConfig) -> None:
         # Positive and normal: θ_j is divided by it, and 1/(a subnormal) overflows to inf.
         if any(not (value >= sys.float_info.min) for value in values):
             raise ScalingError(name, f"every {name} value must be positive and at least {sys.float_info.min:.4g} (θ_j is divided by it)")
-    if config.original_max_position_embeddings < 2:
+    if given(config, "original_max_position_embeddings", config.original_max_position_embeddings) < 2:
         raise ScalingError(
             "original_max_position_embeddings", "original_max_position_embeddings must be at least 2 (its log divides)"
         )
@@ -449,14 +487,16 @@ LLAMA3_BANDS = "not below low_freq_factor = {low_freq_factor}; equal factors, as
 
 def _check_llama3(config: RopeConfig) -> None:
     _check_factor_at_least_one(config)
-    if config.low_freq_factor <= 0:
-        raise ScalingError("low_freq_factor", f"low_freq_factor must be positive (got {config.low_freq_factor:g})")
-    if config.high_freq_factor < config.low_freq_factor:
-        low = f"{config.low_freq_factor:g}"
+    low_freq_factor = given(config, "low_freq_factor", config.low_freq_factor)
+    high_freq_factor = given(config, "high_freq_factor", config.high_freq_factor)
+    if low_freq_factor <= 0:
+        raise ScalingError("low_freq_factor", f"low_freq_factor must be positive (got {low_freq_factor:g})")
+    if high_freq_factor < low_freq_factor:
+        low = f"{low_freq_factor:g}"
         raise ScalingError(
             "high_freq_factor",
             f"high_freq_factor must be at least {low} here ({LLAMA3_BANDS.format(low_freq_factor=low)}); "
-            f"got {config.high_freq_factor:g}",
+            f"got {high_freq_factor:g}",
         )
 
 
@@ -555,7 +595,7 @@ def validate(config: RopeConfig, seq_len: int | None = None) -> Method:
     return method
 
 
-def compute(config: RopeConfig, seq_len: int | None = None) -> tuple[np.ndarray, float]:
+def compute(config: RopeConfig, seq_len: int | None = None) -> tuple[FloatArray, float]:
     """Validate and run the method of ``config.rope_type``: ``(inv_freq (r/2,), attention_factor)``."""
     method = validate(config, seq_len)
     inv_freq, attention = method.compute(config, seq_len)
@@ -585,7 +625,7 @@ def consistency_notes(config: RopeConfig) -> list[str]:
             f"high_freq_factor equals low_freq_factor ({config.high_freq_factor:g}): no pair is blended, each is kept or "
             "divided by s; transformers warns and computes it."
         )
-    if t == "longrope" and config.factor is None:
+    if t == "longrope" and config.factor is None and L0 is not None:
         notes.append(
             f"factor is not set, so transformers uses max_position_embeddings / original_max_position_embeddings "
             f"= {Lmax}/{L0} = {Lmax / L0:g} for the attention factor (and warns)."

@@ -76,17 +76,16 @@ def score_matrix(
         by_offset = offset_scores(q, k, inv_freq, np.arange(-(seq_len - 1), seq_len), pairing)
         positions = np.arange(seq_len)
         scores = by_offset[positions[None, :] - positions[:, None] + (seq_len - 1)]
-        rotated_q = rotated_k = None
+        rotated = None
     elif q.ndim == 1:
         phasors = mean_phasors(starts, sizes, inv_freq)
         pooled_q = as_complex(q, rotary_dim, pairing) * phasors
         pooled_k = as_complex(k, rotary_dim, pairing) * phasors
         # Re(conj(a)·b) = a.real·b.real + a.imag·b.imag: one real product instead of a complex one.
         scores = _real_products(pooled_q, pooled_k) + float(q[rotary_dim:] @ k[rotary_dim:])
-        rotated_q = rotated_k = None
+        rotated = None
     else:
-        rotated = rotate(np.stack([q, k]), np.arange(seq_len), inv_freq, pairing)  # one cos/sin table for both
-        rotated_q, rotated_k = rotated
+        rotated = rotate(np.stack([q, k]), np.arange(seq_len), inv_freq, pairing)  # one cos/sin table for both: (2, L, d)
         pooled_q, pooled_k = np.add.reduceat(rotated, starts, axis=1) / sizes[:, None]
         scores = pooled_q @ pooled_k.T
 
@@ -96,10 +95,10 @@ def score_matrix(
         diagonal = np.arange(blocks)
         if sizes[0] == 1:
             pass  # a block of one cell (m, m) is wholly visible: nothing to re-average
-        elif rotated_q is None:
+        elif rotated is None:
             scores[diagonal, diagonal] = _visible_diagonal_means(q, k, inv_freq, pairing, starts, sizes)
         else:
-            scores[diagonal, diagonal] = _visible_block_means(rotated_q, rotated_k, sizes)
+            scores[diagonal, diagonal] = _visible_block_means(rotated[0], rotated[1], sizes)
     return {"scores": scores / np.sqrt(head_dim), "starts": starts, "sizes": sizes}
 
 
@@ -108,7 +107,9 @@ def _real_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.concatenate([a.real, a.imag], axis=1) @ np.concatenate([b.real, b.imag], axis=1).T
 
 
-def _visible_diagonal_means(q, k, inv_freq, pairing, starts, sizes) -> np.ndarray:
+def _visible_diagonal_means(
+    q: np.ndarray, k: np.ndarray, inv_freq: np.ndarray, pairing: str, starts: np.ndarray, sizes: np.ndarray
+) -> np.ndarray:
     """Mean of q_m·k_n over m, n in one block with n ≤ m, for each block.  Shape ``(B,)``."""
     visible = sizes * (sizes + 1) / 2.0
     if q.ndim == 1:
@@ -118,7 +119,8 @@ def _visible_diagonal_means(q, k, inv_freq, pairing, starts, sizes) -> np.ndarra
         sums = {int(size): float(np.dot(size - np.arange(size), backward[:size])) for size in np.unique(sizes)}
         return np.array([sums[int(size)] for size in sizes]) / visible
     positions = np.arange(int(starts[-1] + sizes[-1]))
-    return _visible_block_means(*rotate(np.stack([q, k]), positions, inv_freq, pairing), sizes)
+    rotated = rotate(np.stack([q, k]), positions, inv_freq, pairing)  # (2, L, d)
+    return _visible_block_means(rotated[0], rotated[1], sizes)
 
 
 def _visible_block_means(rotated_q: np.ndarray, rotated_k: np.ndarray, sizes: np.ndarray) -> np.ndarray:

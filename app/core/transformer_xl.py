@@ -124,7 +124,8 @@ def constancy(matrix: np.ndarray) -> dict[str, float]:
     (max − min) along any diagonal (i − j fixed), down any column (j fixed) and along any row
     (i fixed), ignoring NaN.  0 means exactly constant in that direction."""
     m = np.asarray(matrix, dtype=np.float64)
-    rows, cols = np.indices(m.shape)
+    grid = np.indices(m.shape)
+    rows, cols = grid[0], grid[1]
 
     def spread(groups: np.ndarray, count: int) -> float:
         high = np.full(count, -np.inf)

@@ -95,7 +95,7 @@ def _read(request: Request, model: type[Params]) -> Any:
 def _page(request: Request, key: tuple, template: str, context: dict) -> Response:
     """A lecture page as every page of the app is served: ETag, 304 when unchanged."""
     def make() -> bytes:
-        return templates.TemplateResponse(request, template, context).body
+        return bytes(templates.TemplateResponse(request, template, context).body)  # bytes as is (typed bytes | memoryview)
 
     return cached_response(request, key, make, "text/html", "page", cache_control="no-cache", headers=PAGE_HEADERS)
 

@@ -403,7 +403,9 @@ def hf_cache_tables(cache_dir: Path, warn: Callable[[str], None] | None = None) 
         repo = model_dir.name[len("models--") :].replace("--", "/")
         try:
             snapshot = _snapshot(model_dir)
-            located = _weights_holding_table(snapshot) if snapshot is not None else None
+            if snapshot is None:
+                continue
+            located = _weights_holding_table(snapshot)
             if located is None:
                 continue
             path, tensor = located

@@ -148,7 +148,7 @@ class Runner:
             if job is not None and job.text != text:
                 raise ModelBusy(self._busy_message(job), job.remaining_seconds(self.time_limit))
             mine = job is None
-            if mine:
+            if job is None:
                 ids = tokenizer.encode(text).ids
                 job = self._job = _Job(text, len(ids), model.config.n_layer)
         if not mine:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from app.core import calculator as men
-from app.core import scaling
+from app.core import men_table, scaling
 from app.core.frequencies import pair_with_turns
 from app.core.rope import block_partition
 from app.views._rope_scaling import LLAMA3_BANDS, high_freq_default
@@ -163,6 +163,7 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
             verdict = curve_verdict
         curves.append({"label": label, "base": base, "low": envelope["low"], "high": envelope["high"],
                        "min": envelope["min"], "min_at": envelope["min_at"], **{f"verdict_{k}": v for k, v in curve_verdict.items()}})
+    assert verdict is not None  # the first curve, base b, is always drawn
     larger, larger_search = None, None
     if smallest["base"] is not None:
         search = men.search_larger_failing_base(d, T, men.grid_index_at_least(smallest["base"]))
@@ -204,7 +205,7 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
             "B_m = Σ_j cos(m·b^(−2j/d)) ≥ 0 for every integer 0 ≤ m < T, each B_m evaluated directly in float64; "
             "passing bases do not form an interval, so a larger base can fail"
         ),
-        "smallest_base_table": {"head_dims": sorted(men.men_table.RECORDS), "max_length": men.men_table.LIMIT},
+        "smallest_base_table": {"head_dims": sorted(men_table.RECORDS), "max_length": men_table.LIMIT},
         # Older names, kept for scripts that read them (the page reads the names above; same
         # values): men_base = smallest_base,
         # men_ok = base_passes (the direct verdict, not a comparison with the smallest base),
@@ -259,4 +260,4 @@ register(
 )
 
 # Read the precomputed records now, as this worker starts, not on its first calculator request.
-men.men_table.shipped()
+men_table.shipped()

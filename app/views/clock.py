@@ -74,10 +74,11 @@ def _hand_view(theta: float, count: int, partner: int | None) -> dict[str, Any]:
     """Positions 0 … N−1 on one hand: where they land, the closest return, and the gap for a given Δ."""
     positions = np.arange(count)
     closest = closest_return(theta, count)
+    assert closest is not None  # count ≥ 2 (alias_count's bound)
     span = (count - 1) * theta
     result = {
         "theta": theta,
-        "period": float(wavelengths(theta)),
+        "period": float(wavelengths(np.asarray(theta))),
         "angles": hand_angles(positions, theta),
         "closest": closest,
         "step": closest["step"],
@@ -186,6 +187,7 @@ def compute_clock(params: ClockParams) -> dict[str, Any]:
     turns = turns_within(params.context_len, inv_freq)
     full = period <= params.context_len
     distinct = min_separation(inv_freq, params.context_len)
+    assert distinct is not None  # context_len ≥ 2 and head_dim ≥ 2 (their bounds)
     fast = _hand_view(params.fast_theta, params.alias_count, None)
     slow = _hand_view(params.slow_theta, params.alias_count, fast["closest"]["delta"])
     return {

@@ -19,7 +19,8 @@ from starlette.responses import Response
 from app.core import model_families, scaling
 from app.core.frequencies import inverse_frequencies, rotary_dim, turns_within, wavelengths
 from app.core.hf_config import rope_settings_from_hf
-from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
+from app.views import _rope_scaling as rs
+from app.views._rope_scaling import MAX_LENGTH, METHOD_FIELD_DEFAULTS, ScalingChecks, high_freq_default, rope_config_of
 from app.web import errors
 from app.web.answers import Answer, Echo, Floats, Ints, doc
 from app.web.fields import DEFAULTS, Base, HeadDim, PartialRotaryFactor
@@ -27,10 +28,7 @@ from app.web.params import UI
 from app.web.responses import JSONBytes, dumps
 from app.web.views import View, register, route
 
-_F = scaling_fields(hidden=True)
 
-
-@with_method_fields(_F)
 class LadderParams(ScalingChecks):
     head_dim: HeadDim = DEFAULTS["head_dim"]
     base: Base = DEFAULTS["base"]
@@ -40,11 +38,27 @@ class LadderParams(ScalingChecks):
         Field(ge=1, le=10_000_000, description="Context length L to compare each wavelength with."),
         UI("Context length L", kind="log", unit="tokens"),
     ] = 4096
-    rope_type: _F["rope_type"] = DEFAULTS["rope_type"]
-    factor: _F["factor"] = DEFAULTS["factor"]
-    original_max_position_embeddings: _F["original_max_position_embeddings"] = DEFAULTS["original_max_position_embeddings"]
-    max_position_embeddings: _F["max_position_embeddings"] = DEFAULTS["max_position_embeddings"]
-    seq_len: _F["seq_len"] = 0
+    rope_type: rs.HiddenRopeType = DEFAULTS["rope_type"]
+    factor: rs.HiddenFactor = DEFAULTS["factor"]
+    original_max_position_embeddings: rs.HiddenOriginalMaxPositionEmbeddings = DEFAULTS["original_max_position_embeddings"]
+    max_position_embeddings: rs.HiddenMaxPositionEmbeddings = DEFAULTS["max_position_embeddings"]
+    seq_len: rs.HiddenSeqLen = 0
+    # the scaling fields hidden on the page, last (rs.METHOD_FIELD_DEFAULTS)
+    attention_factor: rs.HiddenAttentionFactor = METHOD_FIELD_DEFAULTS["attention_factor"]
+    beta_fast: rs.HiddenBetaFast = METHOD_FIELD_DEFAULTS["beta_fast"]
+    beta_slow: rs.HiddenBetaSlow = METHOD_FIELD_DEFAULTS["beta_slow"]
+    mscale: rs.HiddenMscale = METHOD_FIELD_DEFAULTS["mscale"]
+    mscale_all_dim: rs.HiddenMscaleAllDim = METHOD_FIELD_DEFAULTS["mscale_all_dim"]
+    truncate: rs.HiddenTruncate = METHOD_FIELD_DEFAULTS["truncate"]
+    low_freq_factor: rs.HiddenLowFreqFactor = METHOD_FIELD_DEFAULTS["low_freq_factor"]
+    high_freq_factor: rs.HiddenHighFreqFactor = Field(default_factory=high_freq_default)
+    short_factor: rs.HiddenShortFactor = METHOD_FIELD_DEFAULTS["short_factor"]
+    long_factor: rs.HiddenLongFactor = METHOD_FIELD_DEFAULTS["long_factor"]
+    pairing: rs.HiddenFamilyPairing = METHOD_FIELD_DEFAULTS["pairing"]
+    latent_attention: rs.HiddenLatentAttention = METHOD_FIELD_DEFAULTS["latent_attention"]
+    query_scale_beta: rs.HiddenQueryScaleBeta = METHOD_FIELD_DEFAULTS["query_scale_beta"]
+    query_scale_interval: rs.HiddenQueryScaleInterval = METHOD_FIELD_DEFAULTS["query_scale_interval"]
+    query_scale_offset: rs.HiddenQueryScaleOffset = METHOD_FIELD_DEFAULTS["query_scale_offset"]
 
 
 class AttentionFactor(Answer):
@@ -359,7 +373,9 @@ def spectrum_query(config: scaling.RopeConfig, seq_len: int | None) -> list[tupl
         ("rope_type", config.rope_type),
     ]
     t = config.rope_type
+    # rope_settings_from_hf validates the config: the fields a method requires are set (Method.required)
     if t in ("linear", "dynamic", "llama3", "ntk"):
+        assert config.factor is not None
         items.append(("factor", url_value(float(config.factor))))
     if t == "yarn":
         items.append(("factor", url_value(scaling.effective_factor(config))))
@@ -382,9 +398,11 @@ def spectrum_query(config: scaling.RopeConfig, seq_len: int | None) -> list[tupl
             items.append(("mscale_all_dim", url_value(float(config.mscale_all_dim))))
         items.append(("truncate", url_value(bool(config.truncate))))
     if t == "llama3":
+        assert config.low_freq_factor is not None and config.high_freq_factor is not None
         items.append(("low_freq_factor", url_value(float(config.low_freq_factor))))
         items.append(("high_freq_factor", url_value(float(config.high_freq_factor))))
     if t == "longrope":
+        assert config.short_factor is not None and config.long_factor is not None
         items.extend(("short_factor", url_value(value)) for value in config.short_factor)
         items.extend(("long_factor", url_value(value)) for value in config.long_factor)
     return items

@@ -180,7 +180,7 @@ def compute_mrope(params: MRopeParams) -> dict[str, Any]:
     position = np.array([params.t, params.h, params.w])
     sequence = sequence_positions(params.text_before, (params.frames, params.grid_h, params.grid_w), params.text_after)
     positions = sequence["positions"]
-    start = sequence["vision_start"]
+    start = int(sequence["vision_start"])  # text_before, an int (the core's dict is typed as arrays)
 
     query = np.array([params.query_frame, params.query_row, params.query_col]) + start
     key = np.array([params.key_frame, params.key_row, params.key_col]) + start
@@ -193,7 +193,7 @@ def compute_mrope(params: MRopeParams) -> dict[str, Any]:
 
     one_d_axes = np.zeros(d // 2, dtype=np.int64)
     flat_query = np.array([flat(params.query_frame, params.query_row, params.query_col)] * 3)
-    flat_keys = np.repeat(np.array([flat(params.query_frame, r, c) for r, c in zip(rows.ravel(), cols.ravel(), strict=True)])[:, None], 3, axis=1)
+    flat_keys = np.repeat(np.array([flat(params.query_frame, int(r), int(c)) for r, c in zip(rows.ravel(), cols.ravel(), strict=True)])[:, None], 3, axis=1)
     grid_scores_1d = ones_score(flat_query, flat_keys, one_d_axes, inv_freq).reshape(params.grid_h, params.grid_w)
 
     delta = key - query

@@ -248,7 +248,7 @@ def compute_offsets(params: OffsetsParams) -> dict[str, Any]:
         "returns": {
             "hand": params.hand,
             "theta": theta,
-            "period": float(wavelengths(theta)) if theta > 0 else None,
+            "period": float(wavelengths(np.asarray(theta))) if theta > 0 else None,
             "marks": record_returns(theta, count) if theta > 0 else [],
         },
     }

@@ -87,7 +87,7 @@ class PresetsAnswer(Answer):
     presets: list[Preset] = Field(description="Every preset, in the order of the /spectrum page's table.")
 
 
-def _parameters(query: list[list[str]], rope) -> dict[str, Any]:
+def _parameters(query: list[tuple[str, str]], rope) -> dict[str, Any]:
     """The query items as typed values (lists for the factor lists)."""
     values: dict[str, Any] = {}
     for name, _ in query:
@@ -113,7 +113,7 @@ def _parameters(query: list[list[str]], rope) -> dict[str, Any]:
     return values
 
 
-def preset_query(config: dict[str, Any], seq_len: int | None = None) -> tuple[list[list[str]], dict[str, Any]]:
+def preset_query(config: dict[str, Any], seq_len: int | None = None) -> tuple[list[tuple[str, str]], dict[str, Any]]:
     """Every parameter of a config.json's primary setting as query items, evaluated at ``seq_len``
     (default: its max_position_embeddings, the context it advertises), and the parsed config."""
     parsed = rope_settings_from_hf(config, seq_len)

@@ -15,7 +15,8 @@ from pydantic import Field
 
 from app.core import model_families, scaling
 from app.core.frequencies import inverse_frequencies, pair_with_turns, rotary_dim, wavelengths
-from app.views._rope_scaling import MAX_LENGTH, ScalingChecks, rope_config_of, scaling_fields, with_method_fields
+from app.views import _rope_scaling as rs
+from app.views._rope_scaling import MAX_LENGTH, METHOD_FIELD_DEFAULTS, ScalingChecks, high_freq_default, rope_config_of
 from app.views.ladder import Llama3Bands, QueryScale, Temperatures, query_scale_of, scaled_result
 from app.views.presets import list_presets, preset_links
 from app.web.answers import Answer, Echo, Floats, Ints, Matrix, doc
@@ -23,17 +24,15 @@ from app.web.fields import DEFAULTS, Base, HeadDim, PartialRotaryFactor
 from app.web.params import UI, Display
 from app.web.views import View, register
 
-_F = scaling_fields(hidden=False)
 DENSE = 400
 SWITCH_LENGTHS = 160
 
 
-@with_method_fields(_F)
 class SpectrumParams(ScalingChecks):
     head_dim: HeadDim = DEFAULTS["head_dim"]
     base: Base = DEFAULTS["base"]
     partial_rotary_factor: PartialRotaryFactor = DEFAULTS["partial_rotary_factor"]
-    original_max_position_embeddings: _F["original_max_position_embeddings"] = DEFAULTS["original_max_position_embeddings"]
+    original_max_position_embeddings: rs.OriginalMaxPositionEmbeddings = DEFAULTS["original_max_position_embeddings"]
     seq_len: Annotated[
         int,
         Field(
@@ -45,9 +44,25 @@ class SpectrumParams(ScalingChecks):
         ),
         UI("Target length T", kind="log", unit="tokens"),
     ] = 32768
-    factor: _F["factor"] = DEFAULTS["factor"]
-    rope_type: _F["rope_type"] = DEFAULTS["rope_type"]
-    max_position_embeddings: _F["max_position_embeddings"] = DEFAULTS["max_position_embeddings"]
+    factor: rs.Factor = DEFAULTS["factor"]
+    rope_type: rs.RopeType = DEFAULTS["rope_type"]
+    max_position_embeddings: rs.MaxPositionEmbeddings = DEFAULTS["max_position_embeddings"]
+    # the method-specific fields, last (rs.METHOD_FIELD_DEFAULTS)
+    attention_factor: rs.AttentionFactor = METHOD_FIELD_DEFAULTS["attention_factor"]
+    beta_fast: rs.BetaFast = METHOD_FIELD_DEFAULTS["beta_fast"]
+    beta_slow: rs.BetaSlow = METHOD_FIELD_DEFAULTS["beta_slow"]
+    mscale: rs.Mscale = METHOD_FIELD_DEFAULTS["mscale"]
+    mscale_all_dim: rs.MscaleAllDim = METHOD_FIELD_DEFAULTS["mscale_all_dim"]
+    truncate: rs.Truncate = METHOD_FIELD_DEFAULTS["truncate"]
+    low_freq_factor: rs.LowFreqFactor = METHOD_FIELD_DEFAULTS["low_freq_factor"]
+    high_freq_factor: rs.HighFreqFactor = Field(default_factory=high_freq_default)
+    short_factor: rs.ShortFactor = METHOD_FIELD_DEFAULTS["short_factor"]
+    long_factor: rs.LongFactor = METHOD_FIELD_DEFAULTS["long_factor"]
+    pairing: rs.FamilyPairing = METHOD_FIELD_DEFAULTS["pairing"]
+    latent_attention: rs.LatentAttention = METHOD_FIELD_DEFAULTS["latent_attention"]
+    query_scale_beta: rs.QueryScaleBeta = METHOD_FIELD_DEFAULTS["query_scale_beta"]
+    query_scale_interval: rs.QueryScaleInterval = METHOD_FIELD_DEFAULTS["query_scale_interval"]
+    query_scale_offset: rs.QueryScaleOffset = METHOD_FIELD_DEFAULTS["query_scale_offset"]
 
 
 class SpectrumDisplay(Display):

@@ -100,7 +100,7 @@ class ResponseCache:
 
     @property
     def used(self) -> int:
-        return self.entries.currsize
+        return int(self.entries.currsize)  # a sum of byte counts (cachetools types a size as float)
 
     def clear(self) -> None:
         with self.lock:

@@ -47,7 +47,7 @@ class Columns:
 def _cells(part: Any) -> np.ndarray:
     """A 2-D array with masked cells as NaN (written empty); integer columns with gaps become floats."""
     if isinstance(part, np.ma.MaskedArray):
-        part = part.astype(np.float64).filled(np.nan) if np.ma.is_masked(part) else part.data
+        part = np.ma.filled(part.astype(np.float64), np.nan) if np.ma.is_masked(part) else part.data
     array = np.asarray(part)
     return array.reshape(len(array), -1) if array.ndim != 2 else array
 

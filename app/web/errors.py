@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI
@@ -53,7 +54,7 @@ def allowed_by_field(model: type[BaseModel]) -> dict[str, str]:
     return {name: allowed_text(schema) for name, schema in field_schemas(model).items()}
 
 
-def describe_errors(errors: list[dict[str, Any]], models: list[type[BaseModel]]) -> list[dict[str, Any]]:
+def describe_errors(errors: Sequence[Mapping[str, Any]], models: list[type[BaseModel]]) -> list[dict[str, Any]]:
     """Turn pydantic error dicts into JSON-safe items naming the parameter and the allowed values."""
     allowed: dict[str, str] = {}
     known: list[str] = []
@@ -129,9 +130,9 @@ def unknown_parameters(names: list[str]) -> list[dict[str, Any]]:
     return [error_item("extra_forbidden", ["query", name], name, f"Unknown parameter {name!r}; it was ignored.") for name in names]
 
 
-def validation_response(errors: list[dict[str, Any]], models: list[type[BaseModel]]) -> Response:
+def validation_response(errors: Sequence[Mapping[str, Any]], models: list[type[BaseModel]]) -> Response:
     errors = [error for error in errors if error.get("type") != "default_factory_not_called"]
-    first: dict[Any, dict[str, Any]] = {}
+    first: dict[Any, Mapping[str, Any]] = {}
     for error in errors:  # one per parameter before describing them: the cost stays bounded too
         first.setdefault(tuple(error.get("loc", ()))[:2], error)
         if len(first) > MAX_ERROR_ITEMS:
@@ -179,7 +180,7 @@ def install(app: FastAPI, render_error_page) -> None:
         return render_error_page(request, 500, "Something went wrong on our side.")
 
 
-def _body_message(error: dict[str, Any]) -> str:
+def _body_message(error: Mapping[str, Any]) -> str:
     if error.get("type") == "json_invalid":
         reason = (error.get("ctx") or {}).get("error")
         return "The body is not valid JSON" + (f" ({reason})" if reason else "")

@@ -175,7 +175,7 @@ def d3_format(value: float, specifier: str) -> str:
     length = len(head) + len(body) + len(tail)
     padding = fill * (width - length) if width is not None and length < width else ""
     if comma and zero:
-        body = _group(padding + body, width - len(tail) - len(head) if padding else math.inf)
+        body = _group(padding + body, width - len(tail) - len(head) if padding and width is not None else math.inf)
         padding = ""
     if align == "<":
         return head + body + tail + padding

@@ -25,7 +25,7 @@ from app.web.responses import COMPACT_MEDIA_TYPE, dumps, dumps_compact, embed_js
 from app.web.rules import rule_specs
 from app.web.security import PAGE_HEADERS, content_security_policy
 from app.web.templating import canonical_items, controls_for, field_specs, mathml, templates
-from app.web.views import Route, View, ordered
+from app.web.views import CsvTable, Route, View, ordered
 
 API_CACHE_CONTROL = f"public, max-age={API_CACHE_SECONDS}"
 JSON_MEDIA_TYPE = "application/json"
@@ -44,7 +44,7 @@ def api_router(views: list[View]) -> APIRouter:
     """Every view's JSON twin, its CSV export and its own operations (``View.routes``)."""
     router = APIRouter()
     for view in views:
-        for route in (_twin(view), *([_csv(view)] if view.csv is not None else []), *view.routes):
+        for route in (_twin(view), *([_csv(view, view.csv)] if view.csv is not None else []), *view.routes):
             router.add_api_route(
                 route.path,
                 route.endpoint,
@@ -101,11 +101,12 @@ def _twin(view: View) -> Route:
                  errors=view.errors)
 
 
-def _csv(view: View) -> Route:
+def _csv(view: View, table: Callable[[dict[str, Any]], CsvTable]) -> Route:
+    """The CSV export of ``view`` (its ``csv``, given when it has one)."""
     model = view.params
 
     def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
-        make = lambda: csv_bytes(*view.csv(view.compute(params)))
+        make = lambda: csv_bytes(*table(view.compute(params)))
         return cached_response(request, ("csv", view.name, params), make, CSV_MEDIA_TYPE, "csv", cache_control=API_CACHE_CONTROL)
 
     description = (
@@ -213,7 +214,8 @@ def render_view(request: Request, view: View) -> Response:
             "embed": embed,
             "presenter": getattr(display, "presenter", False),
         }
-        return templates.TemplateResponse(request, f"pages/{view.name}.html", context).body
+        # Starlette types a body bytes | memoryview; a rendered template's is bytes (bytes() returns it as is)
+        return bytes(templates.TemplateResponse(request, f"pages/{view.name}.html", context).body)
 
     # A view whose answer takes seconds for these parameters (View.pending): the page goes out at once
     # without its data, and is not kept (once the answer exists, the page carries it).

@@ -33,6 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 # ---- expressions ---------------------------------------------------------------------------------
 
 Tree = list  # ["op", operand, ...]: see _compile
@@ -90,12 +92,12 @@ def _compile(node: ast.AST, source: str) -> Tree:
     if isinstance(node, ast.Compare):
         # a < b < c is (a < b) and (b < c)
         parts, left = [], node.left
-        for op, right in zip(node.ops, node.comparators, strict=True):
-            if type(op) not in _COMPARE:
+        for compare, right in zip(node.ops, node.comparators, strict=True):
+            if type(compare) not in _COMPARE:
                 break
-            if isinstance(op, (ast.In, ast.NotIn)) and not isinstance(right, (ast.Tuple, ast.List)):
+            if isinstance(compare, (ast.In, ast.NotIn)) and not isinstance(right, (ast.Tuple, ast.List)):
                 raise RuleError(f"rule {source!r}: 'in' needs a literal tuple")
-            parts.append([_COMPARE[type(op)], _compile(left, source), _compile(right, source)])
+            parts.append([_COMPARE[type(compare)], _compile(left, source), _compile(right, source)])
             left = right
         else:
             tree = parts[0]
@@ -278,13 +280,13 @@ _HOLDS = {
 }
 
 
-def rules_of(model: type) -> list[tuple[str, Rule]]:
+def rules_of(model: type[BaseModel]) -> list[tuple[str, Rule]]:
     """(field name, rule) for every rule in the model's field metadata, in field order."""
     return _rules_of(model)
 
 
 @functools.cache
-def _rules_of(model: type) -> list[tuple[str, Rule]]:
+def _rules_of(model: type[BaseModel]) -> list[tuple[str, Rule]]:
     found = []
     for name, field in model.model_fields.items():
         for item in field.metadata:

@@ -181,3 +181,22 @@ def test_a_curve_hovers_with_plotlys_label(fixture_page):
     page.wait_for_function("() => document.querySelector('#plot-a .hoverlayer .hovertext')")
     text = page.evaluate("() => [...document.querySelectorAll('#plot-a .hoverlayer .hovertext')].map((n) => n.textContent).join(' ')")
     assert "p 10" in text and "cos 0.5403" in text, text
+
+
+def test_bars_take_the_gap_between_them(fixture_page):
+    # bargap is the share of each category's width left empty: each bar is (1 − gap) of the spacing.
+    page = fixture_page
+    widths = {}
+    for gap in (0.05, 0.5):
+        page.evaluate(
+            f"""async () => {{ const [data, options] = ({BARS_JS})('one');
+              await marks.bars('plot-a', data, {{...options, bargap: {gap}}}); }}"""
+        )
+        page.wait_for_function(f"() => document.getElementById('plot-a')._fullLayout?.bargap === {gap}")
+        boxes = page.evaluate("""() => [...document.querySelectorAll('#plot-a .bars .point path')]
+          .map((p) => p.getBoundingClientRect()).map((b) => [b.left, b.width])""")
+        assert len(boxes) == 3, boxes
+        spacing = boxes[1][0] - boxes[0][0]
+        widths[gap] = boxes[0][1] / spacing
+    assert widths[0.05] == pytest.approx(0.95, abs=0.02)
+    assert widths[0.5] == pytest.approx(0.5, abs=0.02)

@@ -2,7 +2,8 @@
 // passing base, and Bₘ for both bases, all from the JSON twin.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth, offAxis } from "../lib/plot.js";
+import { curves } from "../lib/marks/index.js";
+import { COLORS, axis, lineWidth, offAxis } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 
 const SOURCE = {
@@ -75,7 +76,7 @@ function tableNote(data) {
 function drawMargin(data) {
   const m = data.margin;
   const x = [...m.start];
-  const traces = [];
+  const series = [];
   let lo = 0;
   let hi = 0;
   m.curves.forEach((curve, i) => {
@@ -83,15 +84,14 @@ function drawMargin(data) {
     const label = i === 0 ? `b = ${baseText(curve.base)}` : `smallest passing base ${baseText(curve.base)}`;
     const verdict = curve.verdict_passes === true ? "passes" : curve.verdict_passes === false ? `fails at m = ${count(curve.verdict_first_failing_m)}` : "undecided";
     const name = `${label} (${verdict})`;
-    traces.push({ type: "scatter", mode: "lines", x: [...x], y: [...curve.low], name, legendgroup: name, showlegend: false, line: { color, width: lineWidth(1) }, hoverinfo: "skip" });
-    traces.push({
-      type: "scatter",
-      mode: "lines",
+    series.push({ x: [...x], y: [...curve.low], name, legendgroup: name, showlegend: false, color, width: lineWidth(1), hoverinfo: "skip" });
+    series.push({
       x: [...x],
       y: [...curve.high],
       name,
       legendgroup: name,
-      line: { color, width: lineWidth(1) },
+      color,
+      width: lineWidth(1),
       fill: "tonexty",
       opacity: 0.55,
       hovertemplate: `${label}<br>m from %{x}: max B<sub>m</sub> %{y:.4g}<extra></extra>`,
@@ -101,20 +101,20 @@ function drawMargin(data) {
   });
   const chosen = m.curves[0];
   if (chosen && chosen.verdict_first_failing_m !== null && chosen.verdict_first_failing_m < m.length) {
-    traces.push({
-      type: "scatter",
-      mode: "lines",
+    series.push({
       x: [chosen.verdict_first_failing_m, chosen.verdict_first_failing_m],
       y: [lo, hi],
       name: `first m with B<sub>m</sub> &lt; 0 for b: ${count(chosen.verdict_first_failing_m)}`,
-      line: { color: COLORS[0], dash: "dot", width: lineWidth(1.5) },
+      color: COLORS[0],
+      dash: "dot",
+      width: lineWidth(1.5),
       hoverinfo: "name",
     });
   }
-  traces.push({ type: "scatter", mode: "lines", x: [0, m.length - 1], y: [0, 0], name: "B<sub>m</sub> = 0", line: { color: "#000", dash: "dash", width: lineWidth(1) }, hoverinfo: "skip" });
+  series.push({ x: [0, m.length - 1], y: [0, 0], name: "B<sub>m</sub> = 0", color: "#000", dash: "dash", width: lineWidth(1), hoverinfo: "skip" });
   const range = m.covers_target ? `every m < T = ${count(data.seq_len)}` : `m < ${count(m.length)} (of T = ${count(data.seq_len)})`;
-  draw("plot-margin", traces, {
-    title: { text: `B<sub>m</sub> = Σ<sub>j</sub> cos(m·θ<sub>j</sub>), d = ${data.head_dim}, ${range}: lowest and highest value per column` },
+  curves("plot-margin", series, {
+    title: `B<sub>m</sub> = Σ<sub>j</sub> cos(m·θ<sub>j</sub>), d = ${data.head_dim}, ${range}: lowest and highest value per column`,
     xaxis: axis("distance m (tokens)"),
     yaxis: axis("B<sub>m</sub>", offAxis()),
   });

@@ -1,7 +1,8 @@
 // Conventions: the interleaved→half permutation as a wiring diagram, and three score matrices.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, draw, fmt, lineWidth, panelGrid, plotSize, sized } from "../lib/plot.js";
+import { curves, plotly } from "../lib/marks/index.js";
+import { COLORS, DIVERGING, fmt, lineWidth, panelGrid, plotSize, sized } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 import { table } from "../lib/marks/table.js";
 
@@ -34,13 +35,12 @@ function wiring(data) {
     wire.text.push(label, label, "");
     wires.set(color, wire);
   });
-  const traces = [...wires].map(([color, wire]) => ({
-    type: "scatter",
-    mode: "lines",
+  const series = [...wires].map(([color, wire]) => ({
     x: wire.x,
     y: wire.y,
     text: wire.text,
-    line: { color, width: lineWidth(d > 32 ? 1 : 2) },
+    color,
+    width: lineWidth(d > 32 ? 1 : 2),
     hovertemplate: "%{text}<extra></extra>",
     showlegend: false,
   }));
@@ -51,8 +51,7 @@ function wiring(data) {
   const room = ((plotSize("plot-wiring").width || 800) - margin - 30) / d;
   const dot = Math.max(3, Math.min(lineWidth(4) * 2, Math.floor(room * 0.8)));
   const pairOf = (c) => (c < r ? `pair ${Math.floor(c / 2)}` : "pass-through");
-  traces.push({
-    type: "scatter",
+  series.push({
     mode: d <= 32 ? "markers+text" : "markers",
     x: idx,
     y: idx.map(() => 1),
@@ -63,8 +62,7 @@ function wiring(data) {
     hovertemplate: "interleaved storage: dimension %{x} (%{customdata})<extra></extra>",
     showlegend: false,
   });
-  traces.push({
-    type: "scatter",
+  series.push({
     mode: d <= 32 ? "markers+text" : "markers",
     x: idx,
     y: idx.map(() => 0),
@@ -75,8 +73,8 @@ function wiring(data) {
     hovertemplate: "half storage: slot %{x} holds dimension %{text} (%{customdata})<extra></extra>",
     showlegend: false,
   });
-  draw("plot-wiring", traces, {
-    title: { text: `x → x[P]: neighbours (2j, 2j+1) move to slots (j, j + ${r / 2}); colour = pair` },
+  curves("plot-wiring", series, {
+    title: `x → x[P]: neighbours (2j, 2j+1) move to slots (j, j + ${r / 2}); colour = pair`,
     xaxis: { visible: false, range: [-0.8, d - 0.2] },
     yaxis: {
       range: [-0.45, 1.45],
@@ -147,7 +145,8 @@ function matrices(data) {
       title: i === 0 || grid.stacked ? { text: "query m" } : undefined,
     };
   });
-  draw("plot-matrices", traces, layout);
+  // Three heatmaps in subplots with one shared colour bar: no mark draws that, so Plotly's own form.
+  plotly("plot-matrices", traces, layout);
 }
 
 startPage({

@@ -1,6 +1,6 @@
 // The bars mark: one bar per x, one Plotly bar trace per series.
 //
-//   bars(el, [{x, y, name, color, hovertemplate, text, ...}], {title, xaxis, yaxis, barmode, legend})
+//   bars(el, [{x, y, name, color, hovertemplate, text, ...}], {title, xaxis, yaxis, barmode, bargap, legend})
 //
 // Text given with a series is for the hover (the library does not write it on the bars unless
 // the series sets textposition).
@@ -19,6 +19,7 @@ function barTrace(series) {
 export function barsFigure(series, options = {}) {
   const layout = chartLayout(options);
   if (options.barmode) layout.barmode = options.barmode;
+  if (options.bargap !== undefined) layout.bargap = options.bargap;
   return { traces: series.map(barTrace), layout };
 }
 

@@ -17,7 +17,7 @@
 //                                           legend}.  An update moves the curves whose points
 //                                           moved, the axes only when their range changed
 //   bars(el, series, options)               series [{x, y, name, color, hovertemplate, ...}];
-//                                           options {title, xaxis, yaxis, barmode}
+//                                           options {title, xaxis, yaxis, barmode, bargap}
 //
 // Marks imported from their own files (pages that use them import them there):
 //   table(target, rows, columns)            table.js: rows written into a <tbody>, only changed cells
