@@ -122,10 +122,12 @@ def test_plotly_holds_the_pages_numbers_after_every_kind_of_redraw(page, base_ur
       gd.on('plotly_transitioned', () => window.__kinds.push('animate'));  // the transition the page asks for
       gd.on('plotly_afterplot', () => window.__kinds.push('react')); }""")
     for key in ("ArrowRight", "ArrowRight", "ArrowLeft"):
+        seen = page.evaluate("window.__kinds.length")
         slider = page.locator('input[type="range"][data-param="m"]')
         slider.focus()
         slider.press(key)
-        page.wait_for_timeout(400)
+        # each move is drawn: one more of Plotly's events, within the bound
+        page.wait_for_function("(seen) => window.__kinds.length > seen", arg=seen, timeout=5000)
     assert "animate" in page.evaluate("window.__kinds")  # the slider took the cheap path
     mismatches = page.evaluate("""() => {
       const gd = document.getElementById('plot-planes');
@@ -161,13 +163,15 @@ def test_a_zoom_stays_through_a_move_and_a_double_click_gives_the_view_of_its_ad
     plot = page.locator(f"#{plot_id}")
     plot.scroll_into_view_if_needed()
     before = page.evaluate(RANGES_JS, plot_id)
+    page.evaluate("""(id) => { window.__zooms = 0;
+      document.getElementById(id).on('plotly_relayout', (change) => { if (Object.keys(change || {}).some((key) => key.includes('.range'))) window.__zooms += 1; }); }""", plot_id)
     box = plot.locator(".nsewdrag").first.bounding_box()
     cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     page.mouse.move(cx - box["width"] / 4, cy - box["height"] / 4)
     page.mouse.down()
     page.mouse.move(cx + box["width"] / 8, cy + box["height"] / 8, steps=6)
     page.mouse.up()
-    page.wait_for_timeout(300)
+    page.wait_for_function("() => window.__zooms >= 1", timeout=5000)  # Plotly reported the reader's zoom
     zoomed = page.evaluate(RANGES_JS, plot_id)
     assert not _close(zoomed, before), (zoomed, before)
 

@@ -15,12 +15,14 @@
 
 /* global Plotly */
 
-import { fixRanges, squareDomains } from "../axes.js";
+import { fixRanges, squareDomains, tidyLogAxes } from "../axes.js";
 import { stateOf } from "../figure.js";
 import { imageHeatmap, nativeHeatmap, roomForColourBars } from "../heatmap.js";
-import { baseLayout, merge, titleText } from "../layout.js";
+import { baseLayout, merge, textSize, titleText } from "../layout.js";
 import { figureSize, paint, same, uirevision } from "../paint.js";
-import { annotationsAsLabels, fixedAxisMargins } from "./chart-rules.js";
+import { legendItems } from "../chrome.js";
+import { placeholder, traceLabels } from "../labels.js";
+import { annotationsAsLabels, fixedAxisMargins, plotlyTrace, wholeNumberHover } from "./chart-rules.js";
 
 const AXIS = /^[xy]axis\d*$/;
 const AXIS_MOVES = ["range", "tickvals", "ticktext"];
@@ -75,9 +77,23 @@ export function heatmapPlotly(el, traces, pageLayout, forExport = false) {
   const images = [];
   const heatmaps = [];
   const carriers = [];
+  const labels = [];
+  // (lines or markers beside the cells, in a figure of the escape hatch: as the chart marks draw them)
+  const others = [];
+  const hidden = stateOf(el)?.hidden || new Set();
   for (const trace of traces) {
-    if (trace.type !== "heatmap" || trace.texttemplate || trace.xgap || trace.ygap || !Array.isArray(trace.z?.[0])) {
-      drawn.push(trace.type === "heatmap" ? nativeHeatmap(trace) : trace);
+    if (trace.type !== "heatmap") {
+      const key = trace.legendgroup || trace.name;
+      const shown = key && hidden.has(key) ? { ...trace, visible: "legendonly" } : trace;
+      if (!forExport && trace.mode === "text" && shown.visible !== "legendonly") {
+        labels.push(...traceLabels(trace));
+        drawn.push(placeholder(trace));
+      } else drawn.push(plotlyTrace(shown, forExport ? Infinity : Math.max(16, Math.floor(layout.width / textSize()))));
+      others.push(drawn[drawn.length - 1]);
+      continue;
+    }
+    if (trace.texttemplate || trace.xgap || trace.ygap || !Array.isArray(trace.z?.[0])) {
+      drawn.push(nativeHeatmap(trace));
       continue;
     }
     const { carrier, image, entry, axisPatch } = imageHeatmap(trace, layout);
@@ -87,13 +103,15 @@ export function heatmapPlotly(el, traces, pageLayout, forExport = false) {
     images.push(image);
     heatmaps.push(entry);
   }
-  const labels = forExport ? [] : annotationsAsLabels(layout);
+  if (!forExport) labels.push(...annotationsAsLabels(layout));
   if (images.length) layout.images = [...(layout.images || []), ...images];
   roomForColourBars(layout, heatmaps, pageLayout, drawn, carriers);
   fixedAxisMargins(layout);
+  if (others.length) wholeNumberHover(layout, others);
+  tidyLogAxes(layout, drawn);
   fixRanges(el, layout, drawn);
   squareDomains(layout);
-  return { traces: drawn, layout, title, items: [], heatmaps, carriers, labels, shown: traces };
+  return { traces: drawn, layout, title, items: legendItems(traces, pageLayout || {}), heatmaps, carriers, labels, shown: traces };
 }
 
 // The figure with what the cheap update may change taken out: the images' sources and extents,
