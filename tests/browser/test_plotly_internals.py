@@ -28,7 +28,9 @@ def written_against() -> tuple[str, str]:
 
 def test_the_installed_plotly_is_the_one_the_internals_were_written_against():
     python_version, _ = written_against()
-    assert plotly.__version__ == python_version, f"plotly {plotly.__version__} installed; plotly-internals.js was written against {python_version}"
+    assert plotly.__version__ == python_version, (
+        f"plotly {plotly.__version__} installed; plotly-internals.js was written against {python_version}"
+    )
 
 
 def test_pyproject_pins_that_plotly_exactly():

@@ -1,10 +1,10 @@
 // legacy: draw(el, traces, layout), the figure compiler's entry point, for the pages that still
-// call it (through plot.js): absolute, calculator, clock (its phase plot), compare, conventions,
-// ladder, learned, long-context, mrope, precision, relative, rotation (its curves), spectrum,
-// transformer-xl, why and the lecture figures, until each is on marks (issue 35).  It paints
-// through paint.js like every mark: compose.js rewrites the page's figure, updates.js finds its
-// cheap update (frames: the figure with what may change cheaply taken out), same.js hands
-// unchanged arrays back to Plotly.react.  These three modules go with the last such page.
+// call it (through plot.js): absolute, clock (its phase plot), compare, ladder, learned,
+// long-context, mrope, precision, relative, rotation (its curves), spectrum, transformer-xl and
+// why, until each is on marks (issue 35).  It paints through paint.js like every mark:
+// compose.js rewrites the page's figure, updates.js finds its cheap update (frames: the figure
+// with what may change cheaply taken out), same.js hands unchanged arrays back to Plotly.react.
+// These three modules go with the last such page.
 
 /* global Plotly */
 
