@@ -200,3 +200,20 @@ def test_bars_take_the_gap_between_them(fixture_page):
         widths[gap] = boxes[0][1] / spacing
     assert widths[0.05] == pytest.approx(0.95, abs=0.02)
     assert widths[0.5] == pytest.approx(0.5, abs=0.02)
+
+
+@pytest.mark.parametrize("mark", list(MARKS))
+def test_a_mark_exports_as_svg_with_its_title_and_numbers(fixture_page, mark):
+    page = fixture_page
+    draw(page, mark, "plot-a", "one")
+    with page.expect_download() as info:
+        page.evaluate("""async () => { const { exportFigure } = await import('/static/js/lib/plot.js');
+          await exportFigure(document.getElementById('plot-a'), 'svg', 'mark'); }""")
+    svg = info.value.path().read_text(encoding="utf-8")
+    assert svg.lstrip().startswith("<svg")
+    title = {"heatmap": "Scores of a small matrix", "curves": "Two curves along the positions", "bars": "Bars of three counts"}[mark]
+    assert title in svg  # drawn into the picture by Plotly
+    if mark == "heatmap":
+        assert "data:image/bmp;base64," in svg  # the cells embedded (the page's blob URLs are not reachable)
+    if mark == "curves":
+        assert "cos of the angle" in svg and "sin of the angle" in svg  # the legend, drawn in
