@@ -134,7 +134,7 @@ def create_app() -> FastAPI:
     app.include_router(api_router(views))  # every twin, CSV export and View.routes operation
     app.include_router(lecture_pages.checked_router())  # /lectures, /lecture/<name>, their twins (before the catch-all pages)
     app.include_router(page_router(views))
-    app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]
+    app.openapi = lambda: openapi_document(app)  # type: ignore[method-assign]  # FastAPI documents overriding app.openapi this way
 
     def render_error_page(request: Request, status: int, message: str) -> Response:
         return templates.TemplateResponse(

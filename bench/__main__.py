@@ -69,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         from bench import api_bench
 
         print("== server time, cost vs L, response sizes (in-process ASGI)", file=sys.stderr, flush=True)
-        out = api_bench.run(report, quick=args.quick)
-        details += ["### Server time per operation (median; cold = caches cleared)", "", out["details"], ""]
+        server = api_bench.run(report, quick=args.quick)
+        details += ["### Server time per operation (median; cold = caches cleared)", "", server["details"], ""]
     if "heads" in sections:
         from bench import heads
 

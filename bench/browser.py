@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 from bench.asgi import percentile
 
@@ -194,10 +195,12 @@ def _open(browser, url: str):
     context.add_init_script("window.__noPrefetch = true;")
     page = context.new_page()
     api_requests = []
-    page.on(
-        "requestfinished",
-        lambda request: ("/api/" in request.url or "_dash-update-component" in request.url) and api_requests.append(request),
-    )
+
+    def finished(request) -> None:
+        if "/api/" in request.url or "_dash-update-component" in request.url:
+            api_requests.append(request)
+
+    page.on("requestfinished", finished)
     page.goto(url, wait_until="load")
     page.wait_for_function(READY_JS, timeout=30000)
     quiet_network(page)
@@ -264,7 +267,7 @@ def measure_pages(browser, targets: list[tuple[str, str]], slider_selectors: lis
                     item[0].close()
                     opened[index] = _open(browser, runs[index].url)
         name = selector.split('data-param="')[-1].rstrip('"]') if "data-param" in selector else selector.lstrip("#")
-        plans = []
+        plans: list[list[Any]] = []  # each page's slider positions
         for run, item in zip(runs, opened, strict=True):
             if item is None:
                 plans.append([])

@@ -27,10 +27,14 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
+from typing import TypeVar, TypeVarTuple
 
 from bench.asgi import Caller
 
 HEADERS = {"accept": "application/json", "accept-encoding": "gzip"}
+Args = TypeVarTuple("Args")
+T = TypeVar("T")
 
 
 def _nudged(call: dict, rng: random.Random) -> str:
@@ -105,7 +109,7 @@ def table(groups: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
-async def _inline(func, *args, **_options):
+async def _inline(func: Callable[[*Args], T], *args: *Args, **_options: object) -> T:
     """anyio.to_thread.run_sync in the calling thread: cProfile sees only the thread it runs in."""
     return func(*args)
 

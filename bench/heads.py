@@ -17,16 +17,16 @@ def run(report, quick: bool = False) -> str:
 
     client = TestClient(create_app())
     n = 10 if quick else 40
-    client.get("/api/model/heads?text=long-256&layer=3&head=2&rope_type=yarn&factor=4")  # loads the text once
+    client.get("/api/model/heads?text=long-256&layer=3&head=2&surgery_rope_type=yarn&surgery_factor=4")  # loads the text once
     request_ms, compute_ms = [], []
     for i in range(n):
         base = 100000.0 + 17 * (i + 1)  # a new URL every time
-        url = f"/api/model/heads?text=long-256&layer=3&head=2&rope_type=yarn&factor=4&base={base}"
+        url = f"/api/model/heads?text=long-256&layer=3&head=2&surgery_rope_type=yarn&surgery_factor=4&surgery_base={base}"
         t0 = time.perf_counter()
         r = client.get(url)
         request_ms.append((time.perf_counter() - t0) * 1000)
         assert r.status_code == 200, r.text
-        params = HeadsParams(text="long-256", layer="3", head=2, rope_type="yarn", factor=4.0, base=base)
+        params = HeadsParams(text="long-256", layer=3, head=2, surgery_rope_type="yarn", surgery_factor=4.0, surgery_base=base)
         t0 = time.perf_counter()
         compute_heads(params)
         compute_ms.append((time.perf_counter() - t0) * 1000)

@@ -26,6 +26,7 @@ import re
 import statistics
 import time
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -167,6 +168,16 @@ def _largest(model, values, name, low, high, make) -> Any | None:
     return make(low)
 
 
+def _on_grid(step: float | None, integer: bool) -> Callable[[float], float]:
+    """A value rounded down to the field's multipleOf (``make`` for :func:`_largest`); an int for an integer field."""
+    if integer:
+        whole = step or 1
+        return lambda x: int(math.floor(x / whole) * whole)
+    if step:
+        return lambda x: float(math.floor(x / step) * step)
+    return float
+
+
 def maximise(model: type[BaseModel], start: dict[str, Any]) -> dict[str, Any] | None:
     """Each bounded field of ``model``, in order, pushed to its largest acceptable value."""
     values = dict(start)
@@ -180,12 +191,7 @@ def maximise(model: type[BaseModel], start: dict[str, Any]) -> dict[str, Any] | 
             high = _upper(prop)
             if high is None:
                 continue
-            step = prop.get("multipleOf")
-            if kind == "integer":
-                step = step or 1
-                make = lambda x, step=step: int(math.floor(x / step) * step)
-            else:
-                make = (lambda x, step=step: float(math.floor(x / step) * step)) if step else float
+            make = _on_grid(prop.get("multipleOf"), kind == "integer")
             low = current if isinstance(current, (int, float)) and not isinstance(current, bool) else _lower(prop)
             best = _largest(model, values, name, low, high, make)
             if best is None:

@@ -29,7 +29,10 @@ NEW_PARAMETERS_BEFORE_RPS = 392
 
 
 def _ms(text: str) -> float:
-    value, unit = re.match(r"([\d.]+)(us|ms|s|m)", text).groups()
+    match = re.match(r"([\d.]+)(us|ms|s|m)", text)
+    if match is None:
+        raise ValueError(f"not a wrk duration: {text!r}")
+    value, unit = match.groups()
     return float(value) * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4}[unit]
 
 

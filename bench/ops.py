@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -156,7 +157,7 @@ def _check(model: type[BaseModel], values: dict[str, Any]) -> bool:
         return False
 
 
-def _maximise(model: type[BaseModel], start: dict[str, Any], skip: set[str] = frozenset()) -> dict[str, Any]:
+def _maximise(model: type[BaseModel], start: dict[str, Any], skip: AbstractSet[str] = frozenset()) -> dict[str, Any]:
     """Push each bounded field, in order, to the largest value the model accepts."""
     values = dict(start)
     props = _props(model)

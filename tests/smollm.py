@@ -82,12 +82,14 @@ def model_server(gguf: Path, **env: str):
         stderr=subprocess.PIPE,
         text=True,
     )
+    stderr = proc.stderr
+    assert stderr is not None  # stderr=PIPE
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 120
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"the server with the model did not start: {proc.stderr.read()[-2000:]}")
+                pytest.fail(f"the server with the model did not start: {stderr.read()[-2000:]}")
             try:
                 with urllib.request.urlopen(url + "/healthz", timeout=2):
                     break
@@ -103,4 +105,4 @@ def model_server(gguf: Path, **env: str):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        proc.stderr.close()
+        stderr.close()

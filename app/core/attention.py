@@ -66,7 +66,8 @@ def projection_weights(dim: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.
     """W_q, W_k, W_v, each ``(dim, dim)`` with entries N(0, 1/dim), drawn in that order."""
     rng = np.random.default_rng([seed, 0])
     scale = 1.0 / math.sqrt(dim)
-    return tuple(rng.standard_normal((dim, dim)) * scale for _ in range(3))  # type: ignore[return-value]
+    w_q, w_k, w_v = (rng.standard_normal((dim, dim)) * scale for _ in range(3))
+    return w_q, w_k, w_v
 
 
 def position_vectors(kind: str, length: int, dim: int, seed: int, table_len: int) -> np.ndarray | None:

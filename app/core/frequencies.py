@@ -81,19 +81,24 @@ def pair_with_turns(turns: float, length: float | np.ndarray, rotary_dim: int, b
     return (rotary_dim * math.log(length / (turns * 2 * math.pi))) / (2 * math.log(base))
 
 
-def wavelengths(inv_freq: np.ndarray) -> np.ndarray:
-    """λ_j = 2π/θ_j: the number of positions pair j needs for one full turn.  Shape of input.
+@overload
+def wavelengths(inv_freq: float) -> float: ...
+@overload
+def wavelengths(inv_freq: np.ndarray) -> npt.NDArray[np.float64]: ...
+def wavelengths(inv_freq: float | np.ndarray) -> float | npt.NDArray[np.float64]:
+    """λ_j = 2π/θ_j: the number of positions pair j needs for one full turn.  Shape of input (a
+    number → a float64 scalar).
 
     A θ so small that 2π/θ exceeds float64 (a subnormal θ) gives inf: it never turns (JSON null)."""
     with np.errstate(over="ignore", divide="ignore"):
         return 2.0 * np.pi / np.asarray(inv_freq, dtype=np.float64)
 
 
-def angles(positions: np.ndarray, inv_freq: np.ndarray) -> np.ndarray:
+def angles(positions: npt.ArrayLike, inv_freq: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """φ[p, j] = positions[p] · θ_j, in radians.  Shape ``(P, r/2)``."""
     return np.multiply.outer(np.asarray(positions, dtype=np.float64), np.asarray(inv_freq, dtype=np.float64))
 
 
-def turns_within(length: float, inv_freq: np.ndarray) -> np.ndarray:
+def turns_within(length: float, inv_freq: npt.ArrayLike) -> npt.NDArray[np.float64]:
     """How many full turns pair j makes over ``length`` positions: length·θ_j / 2π.  Shape ``(r/2,)``."""
     return float(length) * np.asarray(inv_freq, dtype=np.float64) / (2.0 * np.pi)

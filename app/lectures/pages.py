@@ -144,7 +144,7 @@ class LectureStep(Answer):
 class LectureAnswer(LectureSummary):
     """A lecture with every step."""
 
-    steps: list[LectureStep] = doc("Every step, in order.")  # type: ignore[assignment]
+    steps: list[LectureStep] = doc("Every step, in order.")  # type: ignore[assignment]  # narrows the summary's step count to the steps themselves
 
 
 @router.get("/api/lectures", tags=["Lectures"], summary="The lectures", response_model=LecturesAnswer, response_description="Every lecture.")

@@ -19,13 +19,17 @@ import os
 import shutil
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from app.core.gguf_llama import LAYER_KEYS, LlamaConfig, LlamaModel, NotLlamaGGUF
 
+if TYPE_CHECKING:
+    from gguf import GGUFReader, ReaderTensor
 
-def _field(reader, key, default=None):
+
+def _field(reader: GGUFReader, key: str, default: Any = None) -> Any:
     f = reader.fields.get(key)
     if f is None:
         return default
@@ -50,7 +54,7 @@ def check_file(path: str | os.PathLike) -> Path:
     return p
 
 
-def _read_gguf(path: Path):
+def _read_gguf(path: Path) -> tuple[LlamaConfig, dict[str, ReaderTensor], dict[str, Any]]:
     """The file's config, tensors (gguf's reader) and tokenizer fields; raise NotLlamaGGUF with the reason."""
     try:
         import gguf
@@ -105,7 +109,7 @@ def _read_gguf(path: Path):
     return cfg, {name: named[name] for name in wanted}, extra
 
 
-def read_field(path: str | os.PathLike, key: str, default=None):
+def read_field(path: str | os.PathLike, key: str, default: Any = None) -> Any:
     """One metadata field of a GGUF file (e.g. ``llama.context_length``), read with gguf's own reader;
     ``default`` when the file does not have it."""
     import gguf
@@ -113,7 +117,7 @@ def read_field(path: str | os.PathLike, key: str, default=None):
     return _field(gguf.GGUFReader(str(check_file(path))), key, default)
 
 
-def _dequantised(t) -> np.ndarray:
+def _dequantised(t: ReaderTensor) -> np.ndarray:
     from gguf.quants import dequantize
 
     # gguf's shape lists the fastest axis first; numpy wants it last.
@@ -198,7 +202,7 @@ def load_gguf(path: str | os.PathLike) -> LlamaModel:
     vocab = json.loads((cache / "vocab.json").read_text())
     flat = np.load(cache / "weights.npy", mmap_mode="r")
 
-    def tensor(name):
+    def tensor(name: str) -> np.ndarray:
         offset, shape = meta["tensors"][name]
         return flat[offset : offset + int(np.prod(shape))].reshape(shape)
 

@@ -25,8 +25,14 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
+    from app.core.gguf_llama import LlamaModel
 
 MAX_TOKENS = 128
 # A text is refused before it is tokenised when it is longer than this (128 tokens of any script fit).
@@ -64,7 +70,7 @@ class _Job:
     started: float = field(default_factory=time.monotonic)
     layer: int = 0
     done: threading.Event = field(default_factory=threading.Event)
-    result: dict | None = None
+    result: dict[str, Any] | None = None
     error: str | None = None
 
     def remaining_seconds(self, limit: float) -> int:
@@ -83,28 +89,30 @@ class Runner:
         self.time_limit = time_limit
         self._open_lock = threading.Lock()
         self._lock = threading.Lock()  # guards _job, _results, _failures
-        self._model = None
-        self._tokenizer = None
+        self._model: LlamaModel | None = None
+        self._tokenizer: Tokenizer | None = None
         self._job: _Job | None = None
-        self._results: OrderedDict[str, dict] = OrderedDict()
+        self._results: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._failures: OrderedDict[str, str] = OrderedDict()
 
     @property
     def available(self) -> bool:
         return self.path is not None
 
-    def _opened(self):
+    def _opened(self) -> tuple[LlamaModel, Tokenizer]:
         with self._open_lock:
-            if self._model is None:
+            if self._model is None or self._tokenizer is None:  # both are set together, or neither
                 from app.core.gguf_llama import NotLlamaGGUF, make_tokenizer
                 from app.trained import gguf_file
 
+                if self.path is None:
+                    raise PassStopped("This server has no model file.")
                 try:
                     model = gguf_file.load_gguf(self.path)
-                    self._tokenizer = make_tokenizer(model)
+                    tokenizer = make_tokenizer(model)
                 except NotLlamaGGUF as exc:
                     raise PassStopped(f"The model file could not be opened: {exc}") from exc
-                self._model = model
+                self._model, self._tokenizer = model, tokenizer
             return self._model, self._tokenizer
 
     @property
@@ -115,7 +123,7 @@ class Runner:
         """The file's own tokenizer (no BOS, as the shipped texts)."""
         return self._opened()[1].encode(text).ids
 
-    def status(self, text: str) -> dict:
+    def status(self, text: str) -> dict[str, Any]:
         """Where ``text`` stands in this worker: done, running (layer k of n), waiting for another
         text's pass, stopped (the last try's reason), or idle (not asked for yet)."""
         n = self.n_layer
@@ -137,7 +145,7 @@ class Runner:
             f"time. Try again in about {job.remaining_seconds(self.time_limit)} s."
         )
 
-    def run(self, text: str) -> dict:
+    def run(self, text: str) -> dict[str, Any]:
         """ids (T,), tokens, and q (L, H, T, d), k (L, Hkv, T, d) in float16 for the kept layers."""
         model, tokenizer = self._opened()
         with self._lock:
@@ -180,7 +188,7 @@ class Runner:
             raise PassStopped(job.error or "The pass failed.")
         return job.result
 
-    def _pass(self, model, tokenizer, job: _Job, ids: list[int]) -> dict:
+    def _pass(self, model: LlamaModel, tokenizer: Tokenizer, job: _Job, ids: list[int]) -> dict[str, Any]:
         from app.core.gguf_llama import forward
 
         def progress(layer: int, n: int) -> None:

@@ -241,7 +241,7 @@ def high_freq_default(data: dict[str, Any]) -> float:
 class ScalingChecks(Params):
     """The whole configuration checked as transformers would read it (``scaling.validate``), its
     error located at the field it names.  The rules a control can run into are also declared on
-    the fields (:func:`scaling_fields`), so the page knows them before it asks."""
+    the fields (their types above), so the page knows them before it asks."""
 
     @model_validator(mode="after")
     def _whole_config(self):

@@ -55,7 +55,7 @@ DIM = _per_table("dim")
 WINDOW = MAX_HEATMAP_CELLS
 
 Model = Annotated[
-    Literal[NAMES],  # type: ignore[valid-type]
+    Literal[NAMES],  # type: ignore[valid-type]  # the names come from the shipped tables; pydantic checks them
     Field(
         description="Which learned table: 'all-minilm-l6-v2' ships with the app; the server's --learned-table and "
         "--hf-cache options add others.",

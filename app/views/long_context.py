@@ -87,16 +87,16 @@ class LongContextParams(Params):
     ] = LENGTH
 
 
-def _show(method: str) -> Any:
-    return Annotated[bool, Field(description=f"Draw the curve of {TITLES[method]}."), UI(f"Show {method}")]
+def _drawn(method: str) -> Any:
+    return Field(description=f"Draw the curve of {TITLES[method]}.")
 
 
 class LongContextDisplay(Display):
-    show_none: _show("none") = True  # type: ignore[valid-type]
-    show_linear: _show("linear") = True  # type: ignore[valid-type]
-    show_ntk: _show("ntk") = True  # type: ignore[valid-type]
-    show_yarn: _show("yarn") = True  # type: ignore[valid-type]
-    show_dynamic: _show("dynamic") = True  # type: ignore[valid-type]
+    show_none: Annotated[bool, _drawn("none"), UI("Show none")] = True
+    show_linear: Annotated[bool, _drawn("linear"), UI("Show linear")] = True
+    show_ntk: Annotated[bool, _drawn("ntk"), UI("Show ntk")] = True
+    show_yarn: Annotated[bool, _drawn("yarn"), UI("Show yarn")] = True
+    show_dynamic: Annotated[bool, _drawn("dynamic"), UI("Show dynamic")] = True
 
 
 class LongContextText(Answer):

@@ -57,7 +57,7 @@ _REASONS = {400: b"Bad Request", 408: b"Request Timeout", 414: b"URI Too Long", 
 class GuardedHttpToolsProtocol(HttpToolsProtocol):
     request_timeout: float = settings.current().request_timeout
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]  # narrowed to a Transport as uvicorn's own connection_made is
         self._deadline: asyncio.TimerHandle | None = None
         self._reading_head = True
         self._head_bytes = 0

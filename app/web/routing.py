@@ -62,7 +62,7 @@ def api_router(views: list[View]) -> APIRouter:
                            **{status: {"description": text, "model": body} for status, text, body in route.errors}},
             )
             # The error handlers name a refused field with its model's words (app/web/errors.py).
-            route.endpoint.validated_by = route.models  # type: ignore[attr-defined]
+            route.endpoint.validated_by = route.models  # type: ignore[attr-defined]  # read by the error handlers
     return router
 
 
@@ -86,7 +86,7 @@ def validating_models(app: Any) -> dict[str, list[type[BaseModel]]]:
 def _twin(view: View) -> Route:
     model = view.params
 
-    def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
+    def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]  # one endpoint per view's model
         # The body depends on Accept: plain JSON, or the pages' compact encoding (app/web/responses.py).
         if wants_compact(request):
             key, make, media_type, kind = ("compact", view.name, params), lambda: dumps_compact(view.compute(params)), COMPACT_MEDIA_TYPE, "compact"
@@ -105,7 +105,7 @@ def _csv(view: View, table: Callable[[dict[str, Any]], CsvTable]) -> Route:
     """The CSV export of ``view`` (its ``csv``, given when it has one)."""
     model = view.params
 
-    def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
+    def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]  # one endpoint per view's model
         make = lambda: csv_bytes(*table(view.compute(params)))
         return cached_response(request, ("csv", view.name, params), make, CSV_MEDIA_TYPE, "csv", cache_control=API_CACHE_CONTROL)
 
@@ -135,7 +135,7 @@ def api_operation(
     and 304 on revalidation.
     """
 
-    def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]
+    def endpoint(request: Request, params: Annotated[model, Query()]) -> Response:  # type: ignore[valid-type]  # one endpoint per view's model
         make = lambda: dumps(build(params))
         return cached_response(request, ("operation", path, params), make, JSON_MEDIA_TYPE, "json", cache_control=API_CACHE_CONTROL)
 

@@ -78,3 +78,28 @@ def test_no_default_is_refused_for_another_parameter(client, path, field, value)
         assert response.json()["resolved"]["high_freq_factor"] == value
     elif field:
         assert response.json()[field] == value
+
+
+# The method-specific scaling fields, written out: both models list them last, in this order (the
+# cross-field rules read rope_type before them, and a link lists its parameters in this order).
+METHOD_FIELDS = [
+    "attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim", "truncate", "low_freq_factor",
+    "high_freq_factor", "short_factor", "long_factor", "pairing", "latent_attention", "query_scale_beta",
+    "query_scale_interval", "query_scale_offset",
+]
+
+
+@pytest.mark.parametrize("path", ["/api/rope/frequencies", "/api/rope/spectrum"])
+def test_the_method_fields_come_last_in_one_order(client, path):
+    parameters = [p["name"] for p in client.get("/openapi.json").json()["paths"][path]["get"]["parameters"]]
+    assert parameters[-len(METHOD_FIELDS):] == METHOD_FIELDS
+    assert {"rope_type", "factor", "original_max_position_embeddings", "max_position_embeddings", "seq_len"} <= set(parameters)
+
+
+def test_the_spectrum_page_draws_the_scaling_fields_and_the_ladder_page_none(client):
+    spectrum, ladder = client.get("/spectrum").text, client.get("/ladder").text
+    for name in ["rope_type", "factor", "original_max_position_embeddings", "max_position_embeddings", *METHOD_FIELDS]:
+        assert f'data-param="{name}"' in spectrum, name
+        assert f'data-param="{name}"' not in ladder, name
+    assert 'data-param="seq_len"' in spectrum and 'data-param="seq_len"' not in ladder
+    assert 'data-param="head_dim"' in ladder

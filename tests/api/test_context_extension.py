@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 DATA = json.loads((Path(__file__).parents[1] / "reference" / "data" / "rope_init.json").read_text())
 BY_ID = {case["id"] + f"/{case['seq_len']}": case for case in DATA["cases"]}
 
-LLAMA31 = {
+LLAMA31: dict[str, Any] = {
     "architectures": ["LlamaForCausalLM"],
     "hidden_size": 4096,
     "num_attention_heads": 32,

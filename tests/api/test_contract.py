@@ -79,7 +79,7 @@ def _bad_values(schema: dict) -> list:
     if "enum" in schema:
         return ["not-a-choice"]
     kind = schema.get("type")
-    bad = []
+    bad: list[str | float] = []
     if kind in ("integer", "number"):
         bad.append("abc")
         if "maximum" in schema:

@@ -16,7 +16,7 @@ VIEWS = [view.name for view in discover()]
 class GuideParser(HTMLParser):
     """Collects the text and the data-field paths of each ``<p class="guide">`` and the twin link."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.guides: list[dict] = []
         self.twin: str | None = None

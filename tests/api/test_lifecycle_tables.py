@@ -81,7 +81,7 @@ def test_a_table_too_large_for_a_request_is_refused_with_its_shape(tmp_path):
     assert "[4096, 1025]" in str(caught.value) and f"{MAX_VALUES:,}" in str(caught.value)
 
 
-def test_hub_cache_skips_broken_models_with_a_warning_and_keeps_the_rest(tmp_path):
+def test_hub_cache_skips_broken_models_with_a_warning_and_keeps_the_rest(tmp_path: Path) -> None:
     model_in_cache(tmp_path, "good/gpt", {"model_type": "gpt2"})
     model_in_cache(tmp_path, "bad/roberta", {"model_type": "roberta", "pad_token_id": [1]})
     model_in_cache(tmp_path, "bad/text", "abc")

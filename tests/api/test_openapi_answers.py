@@ -72,7 +72,7 @@ def _json_operations(app) -> dict[tuple[str, str], str]:
         for route in _routes(app.routes)
         if isinstance(route, APIRoute) and route.include_in_schema and not route.path.endswith(".csv")
         and (route.path.startswith("/api/") or route.path == "/healthz")
-        for method in sorted(route.methods)
+        for method in sorted(route.methods or ())
     }
 
 
@@ -90,7 +90,7 @@ def _requests(method: str, path: str) -> list[tuple[str, dict | None]]:
         shown = [json.loads(body) for body in re.findall(r"Example body: `(\{.*?\})`", description, re.S)]
         return [(path, body) for body in shown + BODIES.get((method, path), [])]
     shown = re.findall(re.escape(path) + r"\?([^`\s]+)`", description)
-    return [(path, None)] + [(f"{path}?{query}", None) for query in shown + MOVED.get((method, path), [])]
+    return [(path, None), *((f"{path}?{query}", None) for query in shown + MOVED.get((method, path), []))]
 
 
 @functools.cache

@@ -23,7 +23,9 @@ REFUSED = [
 
 def _page_errors(client, name: str, query: str) -> tuple[int, list[dict]]:
     page = client.get(f"/{name}?{query}")
-    return page.status_code, json.loads(BOOT.search(page.text).group(1))["errors"]
+    boot = BOOT.search(page.text)
+    assert boot is not None, f"/{name}?{query} has no boot data"
+    return page.status_code, json.loads(boot.group(1))["errors"]
 
 
 @pytest.mark.parametrize(("name", "api", "query"), REFUSED)

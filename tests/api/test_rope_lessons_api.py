@@ -110,7 +110,7 @@ def test_offsets_csv_rows_are_the_columns(client):
     assert float(rows[1][3]) == data["curves"][0]["low"][0]
 
 
-BAD = [
+BAD: list[tuple[str, dict[str, str | list[str]], str]] = [
     # (api, params, the parameter the 422 must name)
     ("rotation", {"theta": "7"}, "theta"),
     ("rotation", {"m": "501"}, "m"),

@@ -88,7 +88,7 @@ def test_no_rule_reports_on_a_field_already_refused():
     assert list(errors) == [("size",)]
 
 
-def test_a_rule_naming_an_unknown_field_fails_at_class_definition():
+def test_a_rule_naming_an_unknown_field_fails_at_class_definition() -> None:
     with pytest.raises(RuleError):
 
         class _Broken(Params):

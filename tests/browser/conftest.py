@@ -46,7 +46,7 @@ def pytest_collection_modifyitems(items):
 def chromium_path(headless_shell: bool = False) -> str:
     """CHROMIUM_PATH, else a Chromium on PATH; ``headless_shell`` tries chromium-headless-shell first
     (the tests do; bench/browser.py measures the full browser a person uses)."""
-    names = ("chromium", "chromium-browser", "google-chrome")
+    names: tuple[str, ...] = ("chromium", "chromium-browser", "google-chrome")
     if headless_shell:
         names = ("chromium-headless-shell", *names)
     candidates = [os.environ.get("CHROMIUM_PATH", "")]
@@ -138,7 +138,7 @@ class ConsoleWatch:
         self.problems: list[str] = []
         self.expected_statuses: set[int] = set()
         self.foreign: list[str] = []
-        page.on("console", lambda msg: msg.type in ("error", "warning") and self._console(msg))
+        page.on("console", self._console)
         page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
         page.on("request", lambda req: None if req.url.startswith((base_url, "data:", "blob:")) else self.foreign.append(req.url))
 
@@ -147,6 +147,8 @@ class ConsoleWatch:
         self.expected_statuses.add(status)
 
     def _console(self, msg) -> None:
+        if msg.type not in ("error", "warning"):
+            return
         text = msg.text
         if any(f"status of {status} " in text for status in self.expected_statuses):
             return

@@ -225,7 +225,7 @@ def _first_failing(base: float, head_dim: int, length: int) -> int | None:
 
 def _grid(upto: float) -> list[float]:
     """Bases with four significant digits from 1.000 up to ``upto``, in increasing order."""
-    values = []
+    values: list[float] = []
     for exponent in range(0, 16):
         for k in range(1000, 10000):
             value = float(f"{k}e{exponent - 3}")

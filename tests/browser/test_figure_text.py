@@ -198,7 +198,7 @@ def sized(request, warm_context):
 # Measured when the test landed: overlapping text (colour-bar titles on their top tick, /compare's
 # bars on the next panel's ticks, /offsets' near-return labels), /rotation's presenter y ticks cut
 # at the figure's edge, /mrope's patch grid, /calculator's presenter ticks.
-STILL_BROKEN = {
+STILL_BROKEN: dict[str, set[str]] = {
     "phone": set(),
     "presenter": set(),
     "wide": set(),

@@ -197,7 +197,7 @@ def test_tensor2tensor_timescales_are_evenly_spaced_in_log_space_from_1_to_base(
 
 # ---- scaling methods -------------------------------------------------------------------------
 
-# The ranges the API accepts for these fields (scaling_fields in app/views/_rope_scaling.py).
+# The ranges the API accepts for these fields (the field types in app/views/_rope_scaling.py).
 MAX_LENGTH = 1 << 27
 lengths = st.integers(2, MAX_LENGTH)
 optional_positive = st.one_of(st.none(), st.floats(0.0, 1000.0, allow_nan=False))

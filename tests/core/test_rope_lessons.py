@@ -28,7 +28,7 @@ def rot2(phi: float) -> np.ndarray:
 
 
 def unsigned_angle_degrees(u: np.ndarray, v: np.ndarray) -> float:
-    cosine = float(u @ v) / (np.linalg.norm(u) * np.linalg.norm(v))
+    cosine = float(u @ v) / float(np.linalg.norm(u) * np.linalg.norm(v))
     return math.degrees(math.acos(max(-1.0, min(1.0, cosine))))
 
 

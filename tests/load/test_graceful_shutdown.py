@@ -117,7 +117,7 @@ def _response(sock: socket.socket) -> bytes:
     return head + b"\r\n\r\n" + rest
 
 
-def test_sigterm_mid_burst_answers_every_request_sent_on_kept_alive_connections(tmp_path):
+def test_sigterm_mid_burst_answers_every_request_sent_on_kept_alive_connections(tmp_path: Path) -> None:
     """32 clients each send request after request on their kept-alive connection (every one with new
     parameters) and SIGTERM comes mid-burst.  Each request a client sends is answered, until an
     answer says "Connection: close"; a connection may also end between requests, before anything

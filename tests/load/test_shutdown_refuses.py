@@ -25,7 +25,7 @@ from tests.load.test_graceful_shutdown import _free_port, _response, _wait_healt
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_sigterm_with_two_workers_refuses_new_connections_and_answers_every_request_sent(tmp_path):
+def test_sigterm_with_two_workers_refuses_new_connections_and_answers_every_request_sent(tmp_path: Path) -> None:
     clients, per_client = 48, 400
     port = _free_port()
     with open(tmp_path / "server.log", "wb") as log:  # the server writes its own copy

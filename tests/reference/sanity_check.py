@@ -11,7 +11,7 @@ import os
 import sys
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-results = []
+results: list[bool] = []
 
 
 def load(name):
@@ -52,9 +52,9 @@ for s in [4, 32]:
     check("yarn d128 s%d: pairs 0-20 keep theta, 46-63 theta/s, 21-45 between" % s,
           unchanged == list(range(0, 21)) and divided == list(range(46, 64)),
           "unchanged %s..%s divided %s..%s" % (unchanged[0], unchanged[-1], divided[0], divided[-1]))
-for s, want in [(2, 1.0693), (4, 1.1386), (8, 1.2079), (32, 1.3466)]:
+for s, expected in [(2, 1.0693), (4, 1.1386), (8, 1.2079), (32, 1.3466)]:
     got = rope["yarn/d128/theta10000/s%d/L04096" % s]["attention_factor"]
-    check("yarn attention_factor 0.1 ln s + 1, s=%d -> %s" % (s, want), round(got, 4) == want, repr(got))
+    check("yarn attention_factor 0.1 ln s + 1, s=%d -> %s" % (s, expected), round(got, 4) == expected, repr(got))
 ids = "yarn/d128/theta10000/s4/L04096/"
 check("yarn mscale alone ignored", rope[ids + "mscale-alone"]["attention_factor"] ==
       rope["yarn/d128/theta10000/s4/L04096"]["attention_factor"])
@@ -67,9 +67,9 @@ check("yarn L0 omitted -> copied from max_position_embeddings",
           "original_max_position_embeddings"] == 4096)
 
 # --- LongRoPE attention factor
-for s, want in [(4, 1.0801234), (32, 1.1902381)]:
+for s, expected in [(4, 1.0801234), (32, 1.1902381)]:
     got = rope["longrope/d128/theta10000/s%d/L04096/seqNone" % s]["attention_factor"]
-    check("longrope attention_factor s=%d L0=4096 -> %s" % (s, want), round(got, 7) == want, repr(got))
+    check("longrope attention_factor s=%d L0=4096 -> %s" % (s, expected), round(got, 7) == expected, repr(got))
 c_none, c_eq, c_gt = (rope["longrope/d128/theta10000/s4/L04096/seq%s" % x] for x in ["None", 4096, 4097])
 short = c_none["config"]["rope_parameters"]["short_factor"]
 base = inv("default/d128/theta10000")

@@ -1,9 +1,11 @@
 // Absolute encodings: sinusoidal table, PE·PEᵀ, the shift matrix M_k, a learned table, and ‖x + p_m‖.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, clipLimit, draw, fmt, isNarrowPlot, lineWidth, panelGrid, plotSize, sized } from "../lib/plot.js";
+import { curves, heatmap, plotly } from "../lib/marks/index.js";
+import { COLORS, DIVERGING, axis, clipLimit, fmt, isNarrowPlot, lineWidth, panelGrid, plotSize, sized } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 
+// One panel of the two-panel similarity figure (Plotly's heatmap trace).
 function heat(z, extra = {}) {
   return { type: "heatmap", z: z.map((row) => [...row]), colorscale: DIVERGING, ...extra };
 }
@@ -12,19 +14,19 @@ startPage({
   draw(data) {
     const positions = [...data.positions];
     const columns = data.columns.map((_, c) => c);
-    draw(
+    heatmap(
       "plot-table",
-      [
-        heat(data.table, {
-          x: columns,
-          y: positions,
-          customdata: data.table.map(() => data.columns),
-          colorbar: { title: { text: "value" } },
-          hovertemplate: "position %{y}<br>column %{x} (%{customdata})<br>%{z:.6f}<extra></extra>",
-        }),
-      ],
       {
-        title: { text: `Sinusoidal table, ${data.layout} layout (d = ${data.dim}, base ${fmt(data.base)})` },
+        z: data.table.map((row) => [...row]),
+        x: columns,
+        y: positions,
+        scale: DIVERGING,
+        customdata: data.table.map(() => data.columns),
+        bar: "value",
+        hovertemplate: "position %{y}<br>column %{x} (%{customdata})<br>%{z:.6f}<extra></extra>",
+      },
+      {
+        title: `Sinusoidal table, ${data.layout} layout (d = ${data.dim}, base ${fmt(data.base)})`,
         xaxis: axis("column"),
         yaxis: axis("position p", { autorange: "reversed" }),
       },
@@ -41,7 +43,8 @@ startPage({
     const limit = clipLimit(data.learned_similarity);
     const clipped = limit > 0 && limit < largest;
     const lacking = data.missing_positions ? `; positions ${data.learned_rows}–${data.seq_len - 1} have no learned row` : "";
-    draw(
+    // Two heatmaps on subplots, each with its own colour bar: no mark draws that, Plotly does as it is.
+    plotly(
       "plot-similarity",
       [
         heat(data.similarity, {
@@ -75,18 +78,18 @@ startPage({
       },
     );
 
-    draw(
+    heatmap(
       "plot-shift",
-      [
-        heat(data.shift_matrix, {
-          x: columns,
-          y: columns,
-          colorbar: { title: { text: "entry" } },
-          hovertemplate: "row %{y}, column %{x}<br>%{z:.6f}<extra></extra>",
-        }),
-      ],
       {
-        title: { text: `Shift matrix M<sub>k</sub> for k = ${data.shift}: PE(p + ${data.shift}) = M<sub>k</sub> PE(p) for every p` },
+        z: data.shift_matrix.map((row) => [...row]),
+        x: columns,
+        y: columns,
+        scale: DIVERGING,
+        bar: "entry",
+        hovertemplate: "row %{y}, column %{x}<br>%{z:.6f}<extra></extra>",
+      },
+      {
+        title: `Shift matrix M<sub>k</sub> for k = ${data.shift}: PE(p + ${data.shift}) = M<sub>k</sub> PE(p) for every p`,
         xaxis: axis("column", { scaleanchor: "y", constrain: "domain" }),
         yaxis: axis("row", { autorange: "reversed", constrain: "domain" }),
       },
@@ -98,22 +101,20 @@ startPage({
     const narrowLearned = isNarrowPlot("plot-learned");
     const bandPixels = missing ? ((data.seq_len - data.max_len) / data.seq_len) * (plotSize("plot-learned").height - sized(80, 150)) : 0;
     const bandLabel = bandPixels >= sized(16, 28) * (narrowLearned ? 2 : 1) + 4;
-    draw(
+    heatmap(
       "plot-learned",
-      [
-        heat(data.learned_table, {
-          x: columns,
-          y: learnedPositions,
-          colorbar: { title: { text: "value" } },
-          hovertemplate: "position %{y}<br>column %{x}<br>%{z:.5f}<extra></extra>",
-        }),
-      ],
       {
-        title: {
-          text: missing
-            ? `Learned table: ${data.max_len} rows; positions ${data.first_missing_position}–${data.seq_len - 1} have no vector`
-            : `Learned table (GPT-2 style, std 0.01): ${data.max_len} rows`,
-        },
+        z: data.learned_table.map((row) => [...row]),
+        x: columns,
+        y: learnedPositions,
+        scale: DIVERGING,
+        bar: "value",
+        hovertemplate: "position %{y}<br>column %{x}<br>%{z:.5f}<extra></extra>",
+      },
+      {
+        title: missing
+          ? `Learned table: ${data.max_len} rows; positions ${data.first_missing_position}–${data.seq_len - 1} have no vector`
+          : `Learned table (GPT-2 style, std 0.01): ${data.max_len} rows`,
         xaxis: axis("column"),
         yaxis: axis("position p", { autorange: false, range: [data.seq_len - 0.5, -0.5] }),
         shapes: missing
@@ -147,11 +148,10 @@ startPage({
       },
     );
 
-    draw(
+    curves(
       "plot-norms",
       [
         {
-          type: "scatter",
           mode: "lines+markers",
           x: positions,
           y: [...data.norm_sinusoidal],
@@ -160,7 +160,6 @@ startPage({
           marker: { size: 4 },
         },
         {
-          type: "scatter",
           mode: "lines+markers",
           x: positions,
           y: data.norm_learned.map((v) => (v === null ? null : v)),
@@ -170,7 +169,6 @@ startPage({
           connectgaps: false,
         },
         {
-          type: "scatter",
           mode: "lines",
           x: positions,
           y: [...data.norm_rotated],
@@ -179,7 +177,7 @@ startPage({
         },
       ],
       {
-        title: { text: "Length of the token vector after position is added (x: one seeded token vector)" },
+        title: "Length of the token vector after position is added (x: one seeded token vector)",
         xaxis: axis("position m"),
         yaxis: axis("norm"),
       },

@@ -4,7 +4,8 @@
 // four times a second (replaceState); pausing or stepping writes it with pushState.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, draw, isPresenter, lineWidth, panelGrid, plotSize, squarePanels, textSize } from "../lib/plot.js";
+import { plotly } from "../lib/marks/index.js";
+import { COLORS, isPresenter, lineWidth, panelGrid, plotSize, squarePanels, textSize } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 import { dials, player } from "../lib/marks/dials.js";
 import { table } from "../lib/marks/table.js";
@@ -108,7 +109,8 @@ function drawSlow(data, position) {
   const grid = panelGrid("plot-slow", 2, 0.12);
   const square = (domain, anchor) => ({ domain, range: [-1.25, 1.25], visible: false, fixedrange: true, ...(anchor ? { scaleanchor: anchor } : {}) });
   const labels = [`base b ${equals(first.base, 6)}`, `second base b₂ ${equals(second.base, 6)}`];
-  draw("plot-slow", [...slowTraces(first, position, data.context_len, ["x", "y"], true), ...slowTraces(second, position, data.context_len, ["x2", "y2"], false)], {
+  // Two square panels of hands, arcs and captions with Plotly's transition: no mark draws them.
+  plotly("plot-slow", [...slowTraces(first, position, data.context_len, ["x", "y"], true), ...slowTraces(second, position, data.context_len, ["x2", "y2"], false)], {
     title: { text: `The ${first.pairs.length} slowest hands at position m = ${position}, two bases (L = ${count(data.context_len)})` },
     ...squarePanels(grid, square, labels),
     margin: { t: 10, l: 10, r: 10, b: 40 },
@@ -221,7 +223,8 @@ function drawAlias(data) {
     `fast hand θ ${equals(fast.theta, 6)} (period ${approx(fast.period, 4)})`,
     `slow hand θ ${equals(slow.theta, 6)} (period ${approx(slow.period, 4)})`,
   ];
-  draw(
+  // Two square panels of numbered dots: Plotly's own form.
+  plotly(
     "plot-alias",
     [
       ...aliasTraces(fast, positions, ["x", "y"], highlight, "fast hand", room),

@@ -1,7 +1,8 @@
 // Every family on one offset axis, and their score / bias matrices side by side.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, SEQUENTIAL, axis, dominatedLimit, draw, fmt, isNarrowPlot, lineWidth, narrowSpread, panelGrid, plotSize, setPlotHeight, sized, spreadPercent } from "../lib/plot.js";
+import { plotly } from "../lib/marks/index.js";
+import { COLORS, DIVERGING, SEQUENTIAL, axis, dominatedLimit, fmt, isNarrowPlot, lineWidth, narrowSpread, panelGrid, plotSize, setPlotHeight, sized, spreadPercent } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 
 
@@ -113,7 +114,8 @@ function drawOffsets(data) {
       traces.push(...curveTraces(data.curves[panel.key], panel.color, panel.title, axes, data.decimated, shape));
     }
   });
-  return draw("plot-offsets", traces, layout);
+  // Eight panels on one shared offset axis: Plotly's own form.
+  return plotly("plot-offsets", traces, layout);
 }
 
 function drawHeatmaps(data) {
@@ -201,7 +203,8 @@ function drawHeatmaps(data) {
     });
   });
   layout.title = { text: `The same quantities for every query (rows) and key (columns)${notes.length ? `; ${notes.join("; ")}` : ""}` };
-  return draw("plot-heatmaps", traces, layout);
+  // A grid of matrices, each with its own colour bar and caption: Plotly's own form.
+  return plotly("plot-heatmaps", traces, layout);
 }
 
 // NoPE with a causal mask: equal scores, yet row m's weight 1/(m + 1) tells where the query is.
@@ -212,7 +215,8 @@ function drawNope(data) {
   // Between the panels: the weight matrix's colour bar, then the second panel's y ticks and title.
   const grid = panelGrid("plot-nope", 2, sized(0.16, 0.3));
   const wholeTicks = L <= 10 ? { tick0: 0, dtick: 1 } : {};
-  draw(
+  // A heatmap and a curve side by side: Plotly's own form.
+  plotly(
     "plot-nope",
     [
       {

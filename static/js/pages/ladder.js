@@ -1,7 +1,8 @@
 // Frequency ladder: wavelength and inverse frequency of each pair, against the pair index.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth } from "../lib/plot.js";
+import { curves } from "../lib/marks/index.js";
+import { COLORS, axis, lineWidth } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 
 startPage({
@@ -14,56 +15,56 @@ startPage({
         `pair ${j}<br>θ ${equals(data.inv_freq[i])} rad/token<br>λ ${equals(data.wavelength[i])} tokens` +
         `<br>${approx(data.turns_in_context[i])} turns within L`,
     );
-    draw(
+    curves(
       "plot-wavelength",
       [
         {
-          type: "scatter",
           mode: "lines+markers",
           x: [...pairs],
           y: [...data.wavelength],
           name: "wavelength 2π/θ<sub>j</sub>",
-          line: { color: "#888", width: lineWidth(1) },
+          color: "#888",
+          width: lineWidth(1),
           marker: { color: colors, size: lineWidth(3) * 2 },
           text: hover,
           hoverinfo: "text",
         },
         {
-          type: "scatter",
-          mode: "lines",
           x: [pairs[0], pairs[pairs.length - 1]],
           y: [data.context_len, data.context_len],
           name: `context length L = ${count(data.context_len)}`,
-          line: { color: COLORS[2], dash: "dash", width: lineWidth(2) },
+          color: COLORS[2],
+          dash: "dash",
+          width: lineWidth(2),
           hoverinfo: "name",
         },
       ],
       {
-        title: { text: "Tokens per full turn (blue: completes a turn within L)" },
+        title: "Tokens per full turn (blue: completes a turn within L)",
         xaxis: axis("pair index j"),
         yaxis: axis("wavelength λ<sub>j</sub> (tokens)", { type: "log", exponentformat: "power" }),
       },
     );
-    draw(
+    curves(
       "plot-frequency",
       [
         {
-          type: "scatter",
           mode: "lines+markers",
           x: [...pairs],
           y: [...data.inv_freq],
           name: "θ<sub>j</sub>",
-          line: { color: COLORS[0], width: lineWidth(2) },
+          color: COLORS[0],
+          width: lineWidth(2),
           marker: { size: lineWidth(2) * 2 },
           text: hover,
           hoverinfo: "text",
         },
       ],
       {
-        title: { text: "Radians per token" },
+        title: "Radians per token",
         xaxis: axis("pair index j"),
         yaxis: axis("θ<sub>j</sub> (rad / token)", { type: "log", exponentformat: "power" }),
-        showlegend: false,
+        legend: false,
       },
     );
     const last = data.inv_freq.length - 1;

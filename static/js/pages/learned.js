@@ -2,7 +2,8 @@
 // similarity by distance, principal components, and the cliff at max_len.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, SEQUENTIAL, axis, draw, fmt, lineWidth, offAxis, panelGrid, sized } from "../lib/plot.js";
+import { curves, heatmap, plotly } from "../lib/marks/index.js";
+import { COLORS, DIVERGING, SEQUENTIAL, axis, fmt, lineWidth, offAxis, panelGrid, sized } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 
 const maxAbs = (rows) => rows.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
@@ -18,28 +19,23 @@ function robustLimit(rows) {
 function drawTable(data) {
   const limit = robustLimit(data.table);
   const largest = maxAbs(data.table);
-  draw(
+  heatmap(
     "plot-table",
-    [
-      {
-        type: "heatmap",
-        z: data.table.map((row) => [...row]),
-        x: [...data.columns],
-        y: [...data.positions],
-        zmin: -limit,
-        zmax: limit,
-        zauto: false,
-        colorscale: DIVERGING,
-        colorbar: { title: { text: "value" } },
-        hovertemplate: "position %{y}<br>column %{x}<br>%{z:.7g}<extra></extra>",
-      },
-    ],
     {
-      title: {
-        // A clipped scale says so in the title (the colour bar has room for its numbers only).
-        text: `${data.info.title}, as stored: positions ${data.first_position}–${data.last_position} × columns ${data.first_column}–${data.last_column}` +
-          (limit < largest ? `; colours stop at ±${fmt(limit, 3)}, the 99.5th percentile of |value| (largest ${fmt(largest, 3)})` : ""),
-      },
+      z: data.table.map((row) => [...row]),
+      x: [...data.columns],
+      y: [...data.positions],
+      zmin: -limit,
+      zmax: limit,
+      zauto: false,
+      scale: DIVERGING,
+      bar: "value",
+      hovertemplate: "position %{y}<br>column %{x}<br>%{z:.7g}<extra></extra>",
+    },
+    {
+      // A clipped scale says so in the title (the colour bar has room for its numbers only).
+      title: `${data.info.title}, as stored: positions ${data.first_position}–${data.last_position} × columns ${data.first_column}–${data.last_column}` +
+        (limit < largest ? `; colours stop at ±${fmt(limit, 3)}, the 99.5th percentile of |value| (largest ${fmt(largest, 3)})` : ""),
       xaxis: axis("column"),
       yaxis: axis("position p", { autorange: "reversed" }),
     },
@@ -70,7 +66,8 @@ function drawSimilarity(data) {
     hovertemplate: `${title}<br>p %{y}, q %{x}<br>cos = %{z:.4f}<extra></extra>`,
     ...axes,
   });
-  draw(
+  // Two heatmaps on subplots with one colour bar: no mark draws that, Plotly does as it is.
+  plotly(
     "plot-similarity",
     [
       // One colour scale (cos from −1 to 1) serves both: one colour bar.
@@ -93,9 +90,8 @@ function drawOffset(data) {
   const b = data.by_offset;
   const x = [...b.offsets];
   const traces = [
-    { type: "scatter", mode: "lines", x, y: [...b.learned_low], line: { color: COLORS[1], width: 0 }, hoverinfo: "skip", showlegend: false },
+    { mode: "lines", x, y: [...b.learned_low], line: { color: COLORS[1], width: 0 }, hoverinfo: "skip", showlegend: false },
     {
-      type: "scatter",
       mode: "lines",
       x,
       y: [...b.learned_high],
@@ -106,7 +102,6 @@ function drawOffset(data) {
       hoverinfo: "skip",
     },
     {
-      type: "scatter",
       mode: "lines",
       x,
       y: [...b.learned_mean],
@@ -117,7 +112,6 @@ function drawOffset(data) {
   ];
   if (b.sinusoid) {
     traces.push({
-      type: "scatter",
       mode: "lines",
       x,
       y: [...b.sinusoid],
@@ -126,8 +120,8 @@ function drawOffset(data) {
       hovertemplate: "Δ = %{x}<br>cos %{y:.4f}<extra>sinusoid</extra>",
     });
   }
-  draw("plot-offset", traces, {
-    title: { text: "How similar are two positions Δ apart? cos(P<sub>p</sub>, P<sub>p+Δ</sub>) over every p" },
+  curves("plot-offset", traces, {
+    title: "How similar are two positions Δ apart? cos(P<sub>p</sub>, P<sub>p+Δ</sub>) over every p",
     xaxis: axis("distance Δ (positions)"),
     yaxis: axis("cosine similarity", offAxis({ range: [-1.05, 1.05] })),
   });
@@ -159,7 +153,8 @@ function drawPca(data) {
   });
   const pct = (v) => `${fmt(100 * v, 3)}%`;
   const grid = panelGrid("plot-pca", 2, 0.14, 500);
-  draw(
+  // Two scatter panels on subplots, each square (scaleanchor), one colour bar: drawn by Plotly as it is.
+  plotly(
     "plot-pca",
     [scatter(learned, { xaxis: "x", yaxis: "y" }, "learned", false), scatter(sinusoid, { xaxis: "x2", yaxis: "y2" }, "sinusoid", true)],
     {
@@ -177,7 +172,8 @@ function drawVariance(data) {
   const learned = data.pca.learned;
   const sinusoid = data.pca.sinusoid;
   const ks = learned.explained_variance_ratio.map((_, k) => k + 1);
-  draw(
+  // Bars on one y axis, cumulative lines on a second (overlaying) one: no mark mixes them.
+  plotly(
     "plot-variance",
     [
       { type: "bar", x: ks, y: [...learned.explained_variance_ratio], name: "learned", marker: { color: COLORS[1] }, hovertemplate: "PC%{x}: %{y:.2%}<extra>learned</extra>" },
@@ -196,14 +192,15 @@ function drawVariance(data) {
   );
 }
 
-function curveTraces(cliff, curve, name, style, hover) {
+// The series of one curve: the line itself, or (decimated) the band between its min and max per column.
+function curveSeries(cliff, curve, name, style, hover) {
   const x = [...cliff.x];
   if (!cliff.decimated) {
-    return [{ type: "scatter", mode: "lines", x, y: [...curve.low], name, line: style, connectgaps: false, hovertemplate: hover }];
+    return [{ mode: "lines", x, y: [...curve.low], name, line: style, connectgaps: false, hovertemplate: hover }];
   }
   return [
-    { type: "scatter", mode: "lines", x, y: [...curve.low], line: { ...style, width: 0.5 }, showlegend: false, hoverinfo: "skip", connectgaps: false },
-    { type: "scatter", mode: "lines", x, y: [...curve.high], fill: "tonexty", line: { ...style, width: 0.5 }, name: `${name} (min/max per column)`, connectgaps: false, hovertemplate: hover },
+    { mode: "lines", x, y: [...curve.low], line: { ...style, width: 0.5 }, showlegend: false, hoverinfo: "skip", connectgaps: false },
+    { mode: "lines", x, y: [...curve.high], fill: "tonexty", line: { ...style, width: 0.5 }, name: `${name} (min/max per column)`, connectgaps: false, hovertemplate: hover },
   ];
 }
 
@@ -232,28 +229,27 @@ function cliffShapes(data, yref = "paper") {
 function drawCliff(data) {
   const cliff = data.cliff;
   const marks = cliffShapes(data);
-  draw(
+  curves(
     "plot-cliff",
     [
-      ...curveTraces(cliff, cliff.learned, `learned: cos(P<sub>${data.position}</sub>, P<sub>x</sub>)`, { color: COLORS[1], width: lineWidth(1.5) }, "x = %{x}<br>cos %{y:.4f}<extra>learned</extra>"),
-      ...curveTraces(cliff, cliff.sinusoid, `sinusoid: cos(PE<sub>${data.position}</sub>, PE<sub>x</sub>)`, { color: COLORS[0], width: lineWidth(1.5), dash: "dash" }, "x = %{x}<br>cos %{y:.4f}<extra>sinusoid</extra>"),
+      ...curveSeries(cliff, cliff.learned, `learned: cos(P<sub>${data.position}</sub>, P<sub>x</sub>)`, { color: COLORS[1], width: lineWidth(1.5) }, "x = %{x}<br>cos %{y:.4f}<extra>learned</extra>"),
+      ...curveSeries(cliff, cliff.sinusoid, `sinusoid: cos(PE<sub>${data.position}</sub>, PE<sub>x</sub>)`, { color: COLORS[0], width: lineWidth(1.5), dash: "dash" }, "x = %{x}<br>cos %{y:.4f}<extra>sinusoid</extra>"),
     ],
     {
-      title: { text: `Position ${data.position} against every position: the learned table ends at ${data.max_len - 1}, the sinusoid goes on` },
+      title: `Position ${data.position} against every position: the learned table ends at ${data.max_len - 1}, the sinusoid goes on`,
       xaxis: axis("position x"),
       yaxis: axis("cosine similarity", offAxis({ range: [-1.05, 1.05] })),
       ...marks,
     },
   );
-  draw(
+  curves(
     "plot-norms",
     [
-      ...curveTraces(cliff, cliff.learned_norm, "learned ‖P<sub>x</sub>‖", { color: COLORS[1], width: lineWidth(1.5) }, "x = %{x}<br>‖P<sub>x</sub>‖ = %{y:.5g}<extra>learned</extra>"),
+      ...curveSeries(cliff, cliff.learned_norm, "learned ‖P<sub>x</sub>‖", { color: COLORS[1], width: lineWidth(1.5) }, "x = %{x}<br>‖P<sub>x</sub>‖ = %{y:.5g}<extra>learned</extra>"),
       ...(cliff.sinusoid_norm
-        ? curveTraces(cliff, cliff.sinusoid_norm, "sinusoid ‖PE<sub>x</sub>‖", { color: COLORS[0], width: lineWidth(1.5), dash: "dash" }, "x = %{x}<br>‖PE<sub>x</sub>‖ = %{y:.5g}<extra>sinusoid</extra>")
+        ? curveSeries(cliff, cliff.sinusoid_norm, "sinusoid ‖PE<sub>x</sub>‖", { color: COLORS[0], width: lineWidth(1.5), dash: "dash" }, "x = %{x}<br>‖PE<sub>x</sub>‖ = %{y:.5g}<extra>sinusoid</extra>")
         : [
             {
-              type: "scatter",
               mode: "lines",
               x: [cliff.x[0], cliff.x[cliff.x.length - 1]],
               y: [data.sinusoid_norm, data.sinusoid_norm],
@@ -264,7 +260,7 @@ function drawCliff(data) {
           ]),
     ],
     {
-      title: { text: "Length of the vector each position gets (log scale)" },
+      title: "Length of the vector each position gets (log scale)",
       xaxis: axis("position x"),
       yaxis: axis("norm", { type: "log" }),
       ...marks,

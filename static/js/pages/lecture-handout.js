@@ -12,7 +12,10 @@ function drawnPlot(frame) {
   if (!doc) return null;
   const shown = doc.querySelector("[data-stage-figure]");
   const plot = shown && (shown.matches(".plot") ? shown : shown.querySelector(".plot"));
-  return plot && plot._fullLayout && plot.querySelector(".main-svg") ? plot : null;
+  // Drawn: the library says what the plot shows (figure.js plotShown, on the framed page's
+  // window) and Plotly's SVG is in it; no reading of Plotly's internal fields.
+  const drawn = plot && frame.contentWindow?.plotShown?.(plot);
+  return drawn && plot.querySelector(".main-svg") ? plot : null;
 }
 
 function dress(frame) {

@@ -2,7 +2,8 @@
 // method, from the precomputed curves (scripts/long_context.py).
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, fmt, lineWidth } from "../lib/plot.js";
+import { curves } from "../lib/marks/index.js";
+import { COLORS, axis, fmt, lineWidth } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 import { table } from "../lib/marks/table.js";
 
@@ -51,18 +52,18 @@ function meansTable(data) {
 startPage({
   draw(data, state) {
     const x = [...data.bin_centres];
-    const traces = ORDER.filter((m) => m in data.loss && state[`show_${m}`]).map((m) => ({
-      type: "scatter",
-      mode: "lines",
+    const series = ORDER.filter((m) => m in data.loss && state[`show_${m}`]).map((m) => ({
       x,
       y: [...data.loss[m]],
       name: data.method_titles[m],
-      line: { color: COLORS[ORDER.indexOf(m) % COLORS.length], dash: DASH[m], width: lineWidth(m === "none" ? 2.5 : 1.8) },
+      color: COLORS[ORDER.indexOf(m) % COLORS.length],
+      dash: DASH[m],
+      width: lineWidth(m === "none" ? 2.5 : 1.8),
       hovertemplate: `${m}<br>positions around %{x:.0f}<br>loss %{y:.3f} nats<extra></extra>`,
     }));
     const top = Math.max(1, ...ORDER.filter((m) => m in data.loss).flatMap((m) => data.loss[m]));
-    draw("plot-loss", traces, {
-      title: { text: `Next-token loss, mean per 256 positions: ${data.text_info.label}` },
+    curves("plot-loss", series, {
+      title: `Next-token loss, mean per 256 positions: ${data.text_info.label}`,
       // Both axes start a little before 0 so their two "0" ticks do not meet in the corner.
       xaxis: axis("position t", { range: [-0.03 * data.length, data.length] }),
       yaxis: axis("loss (nats)", { range: [-0.06 * top, 1.04 * top] }),

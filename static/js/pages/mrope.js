@@ -2,7 +2,8 @@
 // score between two patches depends on.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, SEQUENTIAL, axis, baseLayout, draw, fmt, isPresenter, lineWidth, narrowSpread, offAxis, panelGrid, plotSize, spreadPercent, textSize, textWidth } from "../lib/plot.js";
+import { bars, curves, plotly } from "../lib/marks/index.js";
+import { COLORS, SEQUENTIAL, axis, baseLayout, fmt, isPresenter, lineWidth, narrowSpread, offAxis, panelGrid, plotSize, spreadPercent, textSize, textWidth } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 import { table } from "../lib/marks/table.js";
 
@@ -14,22 +15,21 @@ function pairsOf(data, name) {
 }
 
 function drawLadder(data) {
-  draw(
+  bars(
     "plot-ladder",
     ["t", "h", "w"].map((name) => {
       const pairs = pairsOf(data, name);
       return {
-        type: "bar",
         x: pairs,
         y: pairs.map((j) => data.inv_freq[j]),
         name: `${name}: ${pairs.length} pairs`,
-        marker: { color: AXIS_COLOR[name] },
+        color: AXIS_COLOR[name],
         customdata: pairs.map((j) => data.wavelengths[j]),
         hovertemplate: `pair %{x} follows ${name}<br>θ = %{y:.4g} rad/position<br>wavelength %{customdata:.4g}<extra></extra>`,
       };
     }),
     {
-      title: { text: `The ladder θ<sub>j</sub> = ${fmt(data.base)}<sup>−2j/${data.head_dim}</sup>, each pair coloured by its axis (${data.layout})` },
+      title: `The ladder θ<sub>j</sub> = ${fmt(data.base)}<sup>−2j/${data.head_dim}</sup>, each pair coloured by its axis (${data.layout})`,
       xaxis: axis("pair j (dims j and j + d/2)"),
       yaxis: axis("θ<sub>j</sub> (radians per position)", offAxis({ type: "log", exponentformat: "power" })),
       bargap: 0.05,
@@ -42,20 +42,22 @@ function drawSequence(data) {
   const index = seq.t.map((_, n) => n);
   const hover = seq.kind.map((kind, n) => (kind === "text" ? "text" : `patch (${seq.frame[n]}, ${seq.row[n]}, ${seq.col[n]})`));
   const line = (name, dash) => ({
-    type: "scatter",
     mode: "lines+markers",
     x: index,
     y: [...seq[name]],
     name,
-    line: { color: AXIS_COLOR[name], width: lineWidth(1.5), dash, shape: "hv" },
+    color: AXIS_COLOR[name],
+    width: lineWidth(1.5),
+    dash,
+    line: { shape: "hv" },
     marker: { size: 4 },
     customdata: hover,
     hovertemplate: `token %{x} (%{customdata})<br>${name} = %{y}<extra></extra>`,
   });
   const start = data.text_before - 0.5;
   const stop = data.text_before + data.frames * data.grid_h * data.grid_w - 0.5;
-  draw("plot-sequence", [line("t", "solid"), line("h", "dash"), line("w", "dot")], {
-    title: { text: "The (t, h, w) of every token: text, then the image patches (shaded), then text" },
+  curves("plot-sequence", [line("t", "solid"), line("h", "dash"), line("w", "dot")], {
+    title: "The (t, h, w) of every token: text, then the image patches (shaded), then text",
     xaxis: axis("token (place in the sequence)"),
     yaxis: axis("position index"),
     shapes: [{ type: "rect", xref: "x", yref: "paper", x0: start, x1: stop, y0: 0, y1: 1, fillcolor: "#999", opacity: 0.15, line: { width: 0 } }],
@@ -78,7 +80,9 @@ function drawPatches(data) {
   const cell = (width - base.margin.l - (size * 6 + 40)) / data.grid_w; // the colour bar and its names on the right
   const widest = Math.max(...text.flat().map((triple) => textWidth(triple, size, base.font.family)));
   const written = data.grid_h * data.grid_w <= 144 && widest + 8 <= cell;
-  draw(
+  // Three kinds of patch with their triples written in the cells, a stepped scale and a bar that
+  // names the kinds: more of Plotly's heatmap than the heatmap mark takes, so Plotly's own form.
+  plotly(
     "plot-patches",
     [
       {
@@ -146,7 +150,8 @@ function drawScores(data) {
   // one: the title says how narrow it is.
   const notes = [[lo, hi, "M-RoPE"], [lo1, hi1, "1-D RoPE"]].filter(([a, b]) => narrowSpread(a, b)).map(([a, b, name]) =>
     `${name}'s scores differ by only ${fmt(spreadPercent(a, b), 2)} % of their size (${fmt(a, 6)} … ${fmt(b, 6)}): its full colour ramp magnifies that`);
-  draw(
+  // Two heatmaps in subplots, each with its own colour bar placed beside it: Plotly's own form.
+  plotly(
     "plot-scores",
     [
       heat(data.grid_scores, { xaxis: "x", yaxis: "y" }, "M-RoPE", grid.stacked ? { x: 1.0, y: 0.78, len: 0.44 } : { x: 0.4, len: 0.9 }),
@@ -192,7 +197,8 @@ function drawAngles(data) {
   }
   const grid = panelGrid("plot-angles", 2, 0.14, 320);
   const [first, second] = grid.stacked ? ["top", "bottom"] : ["left", "right"];
-  draw("plot-angles", traces, {
+  // Bars and markers on two subplots: Plotly's own form.
+  plotly("plot-angles", traces, {
     title: { text: `Per pair: key − query angle (${first}) and the angles of (t, h, w) = (${data.t}, ${data.h}, ${data.w}) (${second}, log scale)` },
     xaxis: axis("pair j", { domain: grid.stacked ? [0, 1] : grid.x[0], anchor: "y" }),
     yaxis: axis("angle (radians)", offAxis({ domain: grid.y[0], anchor: "x" })),

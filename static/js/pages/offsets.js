@@ -2,6 +2,7 @@
 
 import { startPage } from "../lib/page.js";
 import { curves } from "../lib/marks/index.js";
+import { table } from "../lib/marks/table.js";
 import { COLORS, axis, lineWidth, offAxis, plotSize, sized, textWidth } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 
@@ -115,22 +116,15 @@ function returnLabels(el, marks, spacing, xRange) {
   return { annotations, unlabelled, margin: { ...sides, t: rows * rowHeight + sized(10, 16) } };
 }
 
-function baseRows(data) {
-  const body = document.querySelector('[data-out="base_rows"]');
-  if (!body) return;
-  body.replaceChildren(
-    ...data.curves.map((curve) => {
-      const row = document.createElement("tr");
-      const values = [approx(curve.base), approx(curve.s0, 8), approx(curve.min.value, 8), curve.min.delta, approx(curve.tail_max_abs, 6)];
-      for (const value of values) {
-        const cell = document.createElement("td");
-        cell.textContent = String(value);
-        row.appendChild(cell);
-      }
-      return row;
-    }),
-  );
-}
+// The table of bases: one row per curve, its base, s(0), its lowest s(Δ) and where, and the largest
+// |s| over the last tenth of the offsets.
+const BASE_COLUMNS = [
+  { key: "base", format: (v) => approx(v) },
+  { key: "s0", format: (v) => approx(v, 8) },
+  { value: (curve) => curve.min.value, format: (v) => approx(v, 8) },
+  { value: (curve) => curve.min.delta },
+  { key: "tail_max_abs", format: (v) => approx(v, 6) },
+];
 
 startPage({
   draw(data) {
@@ -216,7 +210,7 @@ startPage({
         : `j = ${data.returns.hand} does not rotate (dropped by p-RoPE)`,
     );
     out("first_return", marks.length ? `Δ = ${count(marks[0].delta)}, ${approx(marks[0].gap, 6)} rad from its start` : "none within the range");
-    baseRows(data);
+    table('[data-out="base_rows"]', data.curves, BASE_COLUMNS);
     out("content_note", contentNote(data));
   },
 });

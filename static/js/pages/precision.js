@@ -2,7 +2,8 @@
 // float16 against float64, and the first position where neighbours share an angle.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, fmt, lineWidth, offAxis } from "../lib/plot.js";
+import { curves } from "../lib/marks/index.js";
+import { COLORS, axis, fmt, lineWidth, offAxis } from "../lib/plot.js";
 import { count } from "../lib/numbers.js";
 import { table } from "../lib/marks/table.js";
 
@@ -12,24 +13,25 @@ function positive(values) {
   return values.map((v) => (v > 0 && Number.isFinite(v) ? v : null));
 }
 
-function curves(data, kind) {
+// One curve per pair and dtype: the dtype's largest error of `kind` per column (zeros not drawn).
+function errorSeries(data, kind) {
   const x = [...data.column_start];
-  const traces = [];
+  const series = [];
   data.curves.forEach((curve, i) => {
     for (const dtype of data.dtypes) {
-      traces.push({
-        type: "scatter",
-        mode: "lines",
+      series.push({
         x: [...x],
         y: positive(curve.dtypes[dtype][kind]),
         name: `pair ${curve.pair}, ${dtype}`,
-        line: { color: COLORS[i % COLORS.length], dash: DASH[dtype], width: lineWidth(dtype === "float32" ? 2.5 : 1.5) },
+        color: COLORS[i % COLORS.length],
+        dash: DASH[dtype],
+        width: lineWidth(dtype === "float32" ? 2.5 : 1.5),
         connectgaps: false,
         hovertemplate: `pair ${curve.pair} ${dtype}<br>from position %{x}<br>%{y:.3g}<extra></extra>`,
       });
     }
   });
-  return traces;
+  return series;
 }
 
 function collisionCell(entry, seqLen) {
@@ -56,13 +58,13 @@ function collisionColumns(dtypes, seqLen) {
 
 startPage({
   draw(data) {
-    draw("plot-angle", curves(data, "angle_error_max"), {
-      title: { text: `Angle error |φ̃ − m·θ| (largest per column), positions 0 … ${data.seq_len - 1}` },
+    curves("plot-angle", errorSeries(data, "angle_error_max"), {
+      title: `Angle error |φ̃ − m·θ| (largest per column), positions 0 … ${data.seq_len - 1}`,
       xaxis: axis("position m"),
       yaxis: axis("angle error (radians)", offAxis({ type: "log", exponentformat: "power" })),
     });
-    draw("plot-score", curves(data, "score_error_max"), {
-      title: { text: "Score term error |cos φ̃ − cos m·θ| (largest per column)" },
+    curves("plot-score", errorSeries(data, "score_error_max"), {
+      title: "Score term error |cos φ̃ − cos m·θ| (largest per column)",
       xaxis: axis("position m"),
       yaxis: axis("score error", offAxis({ type: "log", exponentformat: "power" })),
     });

@@ -1,7 +1,8 @@
 // Relative encodings: Shaw's clipped index, T5 buckets and bias, ALiBi slopes, penalties and bias.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, SEQUENTIAL, axis, belowCorner, draw, lineWidth } from "../lib/plot.js";
+import { bars, curves, heatmap } from "../lib/marks/index.js";
+import { COLORS, DIVERGING, SEQUENTIAL, axis, belowCorner, lineWidth } from "../lib/plot.js";
 import { approx, equals, out } from "../lib/numbers.js";
 import { table } from "../lib/marks/table.js";
 
@@ -24,24 +25,21 @@ function power(exponent, markup = true) {
 function drawShaw(shaw) {
   const k = shaw.max_relative_position;
   const offsets = shaw.query_positions.map((qi) => shaw.key_positions.map((kj) => kj - qi));
-  draw(
+  heatmap(
     "plot-shaw",
-    [
-      {
-        type: "heatmap",
-        z: shaw.index_matrix.map((row) => [...row]),
-        x: [...shaw.key_positions],
-        y: [...shaw.query_positions],
-        customdata: offsets,
-        zmin: 0,
-        zmax: Math.max(2 * k, 1),
-        colorscale: SEQUENTIAL,
-        colorbar: { title: { text: "index" } },
-        hovertemplate: "query at %{y}, key at %{x}<br>offset %{customdata}<br>table row %{z}<extra></extra>",
-      },
-    ],
     {
-      title: { text: `Shaw: table row clip(j − i, −${k}, ${k}) + ${k} (${2 * k + 1} rows)` },
+      z: shaw.index_matrix.map((row) => [...row]),
+      x: [...shaw.key_positions],
+      y: [...shaw.query_positions],
+      customdata: offsets,
+      zmin: 0,
+      zmax: Math.max(2 * k, 1),
+      scale: SEQUENTIAL,
+      bar: "index",
+      hovertemplate: "query at %{y}, key at %{x}<br>offset %{customdata}<br>table row %{z}<extra></extra>",
+    },
+    {
+      title: `Shaw: table row clip(j − i, −${k}, ${k}) + ${k} (${2 * k + 1} rows)`,
       xaxis: axis("key position j"),
       yaxis: axis("query position i", { autorange: "reversed" }),
     },
@@ -52,22 +50,19 @@ function drawShawTerm(shaw) {
   const k = shaw.max_relative_position;
   const term = shaw.stand_in;
   const rows = shaw.index_matrix.map((row) => row.map((index) => index - k));
-  draw(
+  heatmap(
     "plot-shaw-term",
-    [
-      {
-        type: "heatmap",
-        z: term.term.map((row) => [...row]),
-        x: [...shaw.key_positions],
-        y: [...shaw.query_positions],
-        customdata: rows,
-        colorscale: DIVERGING,
-        colorbar: { title: { text: "term" } },
-        hovertemplate: "query at %{y}, key at %{x}<br>clipped offset %{customdata}<br>q·a/√d = %{z:.6g}<extra></extra>",
-      },
-    ],
     {
-      title: { text: `Shaw: q<sub>i</sub>·a<sub>clip(j − i, −${k}, ${k})</sub>/√d, stand-ins with d = ${term.dim} (seed ${term.seed})` },
+      z: term.term.map((row) => [...row]),
+      x: [...shaw.key_positions],
+      y: [...shaw.query_positions],
+      customdata: rows,
+      scale: DIVERGING,
+      bar: "term",
+      hovertemplate: "query at %{y}, key at %{x}<br>clipped offset %{customdata}<br>q·a/√d = %{z:.6g}<extra></extra>",
+    },
+    {
+      title: `Shaw: q<sub>i</sub>·a<sub>clip(j − i, −${k}, ${k})</sub>/√d, stand-ins with d = ${term.dim} (seed ${term.seed})`,
       xaxis: axis("key position j"),
       yaxis: axis("query position i", { autorange: "reversed" }),
     },
@@ -95,7 +90,6 @@ function drawT5(t5) {
   const mark = (at, label, color, dash) => {
     if (Math.abs(at) > t5.max_offset) return;
     marks.push({
-      type: "scatter",
       mode: "lines",
       x: [at, at],
       y: [0, top - 1],
@@ -108,11 +102,10 @@ function drawT5(t5) {
   if (t5.bidirectional) mark(e, `offset = +${e}`, COLORS[2], "dot");
   mark(-D, `|offset| = max_distance = ${D}`, COLORS[1], "dash");
   if (t5.bidirectional) mark(D, `offset = +${D}`, COLORS[1], "dash");
-  draw(
+  curves(
     "plot-t5-buckets",
     [
       {
-        type: "scatter",
         mode: "lines",
         x,
         y: [...t5.bucket],
@@ -123,28 +116,25 @@ function drawT5(t5) {
       ...marks,
     ],
     {
-      title: { text: `T5 buckets (${t5.num_buckets}, max_distance ${D}, ${t5.bidirectional ? "bidirectional" : "causal"})` },
+      title: `T5 buckets (${t5.num_buckets}, max_distance ${D}, ${t5.bidirectional ? "bidirectional" : "causal"})`,
       xaxis: axis("offset j − i (key minus query)", belowCorner()),
       yaxis: axis("bucket", { rangemode: "tozero" }),
     },
   );
   const z = t5.bias_matrix.map((row) => [...row]);
   const positions = Array.from({ length: t5.seq_len }, (_, i) => i);
-  draw(
+  heatmap(
     "plot-t5-bias",
-    [
-      {
-        type: "heatmap",
-        z,
-        x: positions,
-        y: positions,
-        colorscale: DIVERGING,
-        colorbar: { title: { text: "bias" } },
-        hovertemplate: "query %{y}, key %{x}<br>bias %{z:.4f}<extra></extra>",
-      },
-    ],
     {
-      title: { text: `T5 bias b[bucket(j − i)] with seeded per-bucket values (seed ${t5.seed})` },
+      z,
+      x: positions,
+      y: positions,
+      scale: DIVERGING,
+      bar: "bias",
+      hovertemplate: "query %{y}, key %{x}<br>bias %{z:.4f}<extra></extra>",
+    },
+    {
+      title: `T5 bias b[bucket(j − i)] with seeded per-bucket values (seed ${t5.seed})`,
       xaxis: axis("key position j"),
       yaxis: axis("query position i", { autorange: "reversed" }),
     },
@@ -153,11 +143,10 @@ function drawT5(t5) {
 
 function drawAlibi(alibi) {
   const heads = alibi.slopes.map((_, h) => h);
-  draw(
+  bars(
     "plot-alibi-slopes",
     [
       {
-        type: "bar",
         x: heads,
         y: [...alibi.slopes],
         text: alibi.slope_exponents.map(power),
@@ -167,20 +156,19 @@ function drawAlibi(alibi) {
       },
     ],
     {
-      title: { text: `ALiBi slopes for ${alibi.num_heads} heads (orange: head shown below)` },
+      title: `ALiBi slopes for ${alibi.num_heads} heads (orange: head shown below)`,
       xaxis: axis("head h (0-based)"),
       yaxis: axis("slope m<sub>h</sub>", { type: "log", exponentformat: "power", dtick: 1 }),
-      showlegend: false,
+      legend: false,
     },
   );
   const shown = Math.min(alibi.num_heads, 16);
   const step = alibi.num_heads / shown;
   const picked = Array.from({ length: shown }, (_, i) => Math.floor(i * step));
   if (!picked.includes(alibi.head)) picked.push(alibi.head);
-  draw(
+  curves(
     "plot-alibi-penalty",
     picked.map((h, i) => ({
-      type: "scatter",
       mode: "lines",
       x: [...alibi.distances],
       y: [...alibi.penalty[h]],
@@ -189,32 +177,27 @@ function drawAlibi(alibi) {
       hovertemplate: `head ${h}<br>distance %{x}<br>penalty %{y:.4g}<extra></extra>`,
     })),
     {
-      title: {
-        text: `ALiBi penalty −m<sub>h</sub>·(i − j) against distance${alibi.num_heads > shown ? ` (${picked.length} of ${alibi.num_heads} heads)` : ""}`,
-      },
+      title: `ALiBi penalty −m<sub>h</sub>·(i − j) against distance${alibi.num_heads > shown ? ` (${picked.length} of ${alibi.num_heads} heads)` : ""}`,
       xaxis: axis("distance i − j to an earlier key"),
       yaxis: axis("added to the score"),
-      showlegend: alibi.num_heads <= 16,
+      legend: alibi.num_heads <= 16,
     },
   );
   const positions = Array.from({ length: alibi.seq_len }, (_, i) => i);
   const z = alibi.bias_matrix.map((row) => row.map((v) => (v === null ? null : v)));
-  draw(
+  heatmap(
     "plot-alibi-bias",
-    [
-      {
-        type: "heatmap",
-        z,
-        x: positions,
-        y: positions,
-        colorscale: SEQUENTIAL,
-        colorbar: { title: { text: "bias" } },
-        hoverongaps: false,
-        hovertemplate: "query %{y}, key %{x}<br>bias %{z:.6g}<extra></extra>",
-      },
-    ],
     {
-      title: { text: `ALiBi bias of head ${alibi.head} (${alibi.form === "paper" ? "−m·(i − j)" : "m·j, BLOOM form"}); grey = future keys, masked` },
+      z,
+      x: positions,
+      y: positions,
+      scale: SEQUENTIAL,
+      bar: "bias",
+      hoverongaps: false,
+      hovertemplate: "query %{y}, key %{x}<br>bias %{z:.6g}<extra></extra>",
+    },
+    {
+      title: `ALiBi bias of head ${alibi.head} (${alibi.form === "paper" ? "−m·(i − j)" : "m·j, BLOOM form"}); grey = future keys, masked`,
       xaxis: axis("key position j"),
       yaxis: axis("query position i", { autorange: "reversed" }),
     },

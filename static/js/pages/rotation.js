@@ -1,7 +1,8 @@
 // Rotation in the plane: original vectors (grey), rotated ones, the angle between them, in two panels.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth, sized } from "../lib/plot.js";
+import { curves } from "../lib/marks/index.js";
+import { COLORS, axis, lineWidth, sized } from "../lib/plot.js";
 import { approx, equals, out } from "../lib/numbers.js";
 import { plane } from "../lib/marks/plane.js";
 
@@ -74,28 +75,26 @@ startPage({
     );
 
     const curve = data.norm_curve;
-    draw(
+    curves(
       "plot-norms",
       [
         {
-          type: "scatter",
-          mode: "lines",
           x: [...curve.positions],
           y: [...curve.rotated],
           name: "‖R<sub>m</sub> q‖ (rotation)",
-          line: { color: COLORS[0], width: lineWidth(3) },
+          color: COLORS[0],
+          width: lineWidth(3),
         },
         {
-          type: "scatter",
           mode: "lines+markers",
           x: [...curve.positions],
           y: [...curve.additive],
           name: "‖q + p<sub>m</sub>‖ (addition)",
-          line: { color: COLORS[4], width: lineWidth(2) },
+          color: COLORS[4],
+          width: lineWidth(2),
           marker: { size: lineWidth(2) * 2 },
         },
         {
-          type: "scatter",
           mode: "markers",
           x: [left.m],
           y: [data.norms.q_add],
@@ -104,36 +103,35 @@ startPage({
         },
       ],
       {
-        title: { text: "Length of the query against its position" },
+        title: "Length of the query against its position",
         xaxis: axis("position m"),
         yaxis: axis("length", { rangemode: "tozero" }),
       },
     );
 
     const shift = data.shift_curve;
-    draw(
+    curves(
       "plot-shift",
       [
         {
-          type: "scatter",
           mode: "lines+markers",
           x: [...shift.shift],
           y: [...shift.rope],
           name: "rotation: ⟨R<sub>m+k</sub> q, R<sub>n+k</sub> k⟩/√2",
-          line: { color: COLORS[0], width: lineWidth(3) },
+          color: COLORS[0],
+          width: lineWidth(3),
           marker: { size: lineWidth(2) * 2 },
         },
         {
-          type: "scatter",
           mode: "lines+markers",
           x: [...shift.shift],
           y: [...shift.additive],
           name: "addition: ⟨q + p<sub>m+k</sub>, k + p<sub>n+k</sub>⟩/√2",
-          line: { color: COLORS[4], width: lineWidth(2) },
+          color: COLORS[4],
+          width: lineWidth(2),
           marker: { size: lineWidth(2) * 2 },
         },
         {
-          type: "scatter",
           mode: "markers",
           x: [data.shift],
           y: [right.score],
@@ -142,7 +140,7 @@ startPage({
         },
       ],
       {
-        title: { text: `Score of the pair with gap ${data.offset}, shifted by k` },
+        title: `Score of the pair with gap ${data.offset}, shifted by k`,
         xaxis: axis("shift k (both positions)"),
         yaxis: axis("score"),
       },

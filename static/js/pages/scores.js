@@ -2,9 +2,9 @@
 
 import { startPage } from "../lib/page.js";
 import { heatmap } from "../lib/marks/index.js";
+import { table } from "../lib/marks/table.js";
 import { DIVERGING, axis } from "../lib/plot.js";
 import { approx, count, out } from "../lib/numbers.js";
-
 
 // What the causal mask does and what RoPE does, for the matrix shown.
 function causalNote(data) {
@@ -34,21 +34,13 @@ function roundingNote(data) {
   return `here the largest spread along a diagonal is ${approx(data.toeplitz_relative, 3)} times the largest |score|${kind ? ` ${kind}` : ""}.`;
 }
 
-function identityRows(items) {
-  const body = document.querySelector('[data-out="identity_rows"]');
-  if (!body) return;
-  body.replaceChildren(
-    ...items.map((item) => {
-      const row = document.createElement("tr");
-      for (const value of [item.m, item.n, approx(item.shift_error, 3), approx(item.orthogonality_error, 3)]) {
-        const cell = document.createElement("td");
-        cell.textContent = String(value);
-        row.appendChild(cell);
-      }
-      return row;
-    }),
-  );
-}
+// The identity checks: one row per (m, n) pair, its two largest errors.
+const IDENTITY_COLUMNS = [
+  { key: "m" },
+  { key: "n" },
+  { key: "shift_error", format: (v) => approx(v, 3) },
+  { key: "orthogonality_error", format: (v) => approx(v, 3) },
+];
 
 const WHAT_IF = {
   none: "",
@@ -97,6 +89,6 @@ startPage({
     out("what_if", WHAT_IF[data.theta_override] ?? "");
     out("causal_note", causalNote(data));
     out("rounding_note", roundingNote(data));
-    identityRows(data.identity);
+    table('[data-out="identity_rows"]', data.identity, IDENTITY_COLUMNS);
   },
 });

@@ -3,7 +3,8 @@
 // plots is spectrum-config.js.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, axis, draw, lineWidth, panelGrid } from "../lib/plot.js";
+import { curves, plotly } from "../lib/marks/index.js";
+import { COLORS, axis, lineWidth, panelGrid } from "../lib/plot.js";
 import { approx, count, equals, out } from "../lib/numbers.js";
 import { wireConfigPaste } from "./spectrum-config.js";
 
@@ -19,16 +20,9 @@ const METHOD_COLORS = {
 };
 
 
+/** A vertical guide line at x from y0 to y1: a curves series whose hover is its name. */
 function vline(x, y0, y1, name, color, dash = "dash") {
-  return {
-    type: "scatter",
-    mode: "lines",
-    x: [x, x],
-    y: [y0, y1],
-    name,
-    line: { color, dash, width: lineWidth(1.5) },
-    hoverinfo: "name",
-  };
+  return { x: [x, x], y: [y0, y1], name, color, dash, width: lineWidth(1.5), hoverinfo: "name" };
 }
 
 function positiveRange(arrays) {
@@ -53,24 +47,24 @@ function drawScale(data, byPair) {
     if (!entry.available || name === data.rope_type) continue;
     ys.push(entry.scale);
     traces.push({
-      type: "scatter",
       mode: "lines+markers",
       x: [...x],
       y: [...entry.scale],
       name: `${name}${name === "dynamic" ? " (reads max_position_embeddings)" : ""}`,
-      line: { color: METHOD_COLORS[name], width: lineWidth(1.5) },
+      color: METHOD_COLORS[name],
+      width: lineWidth(1.5),
       marker: { size: lineWidth(2) * 2 },
       hovertemplate: `${name}<br>%{x}<br>scale %{y:.4g}<extra></extra>`,
     });
   }
   ys.push(data.selected.scale);
   traces.push({
-    type: "scatter",
     mode: "lines+markers",
     x: [...x],
     y: [...data.selected.scale],
     name: `chosen: ${data.rope_type}`,
-    line: { color: "#000", width: lineWidth(3) },
+    color: "#000",
+    width: lineWidth(3),
     marker: { size: lineWidth(3) * 2, color: "#000" },
     hovertemplate: `${data.rope_type}<br>%{x}<br>scale %{y:.4g}<extra></extra>`,
   });
@@ -83,8 +77,8 @@ function drawScale(data, byPair) {
     traces.push(vline(data.llama3_bands.high_freq_wavelen, y0, y1, `llama3 edge L/high ${equals(data.llama3_bands.high_freq_wavelen)}`, COLORS[4], "dot"));
     traces.push(vline(data.llama3_bands.low_freq_wavelen, y0, y1, `llama3 edge L/low ${equals(data.llama3_bands.low_freq_wavelen)}`, COLORS[4], "dot"));
   }
-  draw("plot-scale", traces, {
-    title: { text: `Scale θ′/θ per pair (s ${equals(data.factor)}, L = ${L}, T = ${data.target_len})` },
+  curves("plot-scale", traces, {
+    title: `Scale θ′/θ per pair (s ${equals(data.factor)}, L = ${L}, T = ${data.target_len})`,
     xaxis: byPair ? axis("pair index j") : axis("wavelength λ<sub>j</sub> = 2π/θ<sub>j</sub> (tokens)", { type: "log", exponentformat: "power" }),
     yaxis: axis("θ′<sub>j</sub> / θ<sub>j</sub>", { type: "log", exponentformat: "power", range: [Math.log10(y0), Math.log10(y1)] }),
   });
@@ -95,25 +89,23 @@ function drawRamp(data, byPair) {
   const xDense = byPair ? [...ramp.pair] : [...ramp.wavelength];
   const traces = [
     {
-      type: "scatter",
-      mode: "lines",
       x: xDense,
       y: [...ramp.paper_scale],
       name: `paper: linear in L/λ between α ${equals(ramp.alpha)} and β ${equals(ramp.beta)}`,
-      line: { color: COLORS[0], width: lineWidth(2.5) },
+      color: COLORS[0],
+      width: lineWidth(2.5),
     },
     {
-      type: "scatter",
-      mode: "lines",
       x: [...xDense],
       y: [...ramp.code_scale],
       name: `code: linear in j between ${ramp.correction_range[0]} and ${ramp.correction_range[1]}`,
-      line: { color: COLORS[1], width: lineWidth(2.5), dash: "dash" },
+      color: COLORS[1],
+      width: lineWidth(2.5),
+      dash: "dash",
     },
   ];
   if (data.methods.yarn.available) {
     traces.push({
-      type: "scatter",
       mode: "markers",
       x: byPair ? [...data.pair] : [...data.wavelength],
       y: [...data.methods.yarn.scale],
@@ -126,8 +118,8 @@ function drawRamp(data, byPair) {
   const edgePairs = ramp.correction_range_unrounded; // the pairs whose wavelengths are L/β and L/α
   traces.push(vline(byPair ? edgePairs[0] : edges[0], 1 / s / 1.2, 1.2, `λ = L/β ${equals(edges[0])}`, "#666", "dot"));
   traces.push(vline(byPair ? edgePairs[1] : edges[1], 1 / s / 1.2, 1.2, `λ = L/α ${equals(edges[1])}`, "#666", "dot"));
-  draw("plot-ramp", traces, {
-    title: { text: "YaRN: the paper's ramp against the code's ramp" },
+  curves("plot-ramp", traces, {
+    title: "YaRN: the paper's ramp against the code's ramp",
     xaxis: byPair ? axis("pair index j") : axis("wavelength λ (tokens)", { type: "log", exponentformat: "power" }),
     yaxis: axis("θ′ / θ", { type: "log", exponentformat: "power" }),
   });
@@ -141,24 +133,25 @@ function drawCoverage(data, byPair) {
     { name: `at T = ${data.target_len}, unscaled (T·θ<sub>j</sub>)`, y: c.target_unscaled, color: COLORS[1], dash: "dash" },
     { name: `at T, after ${data.rope_type} (T·θ′<sub>j</sub>)`, y: c.target_scaled, color: "#000", dash: "solid" },
   ].map((item) => ({
-    type: "scatter",
     mode: "lines+markers",
     x: [...x],
     y: [...item.y],
     name: item.name,
-    line: { color: item.color, dash: item.dash, width: lineWidth(2) },
+    color: item.color,
+    dash: item.dash,
+    width: lineWidth(2),
     marker: { size: lineWidth(2) * 2 },
   }));
   traces.push({
-    type: "scatter",
-    mode: "lines",
     x: [x[0], x[x.length - 1]],
     y: [2 * Math.PI, 2 * Math.PI],
     name: "one full turn (2π)",
-    line: { color: "#666", dash: "dot", width: lineWidth(1) },
+    color: "#666",
+    dash: "dot",
+    width: lineWidth(1),
   });
-  draw("plot-coverage", traces, {
-    title: { text: "Angle coverage: which pairs leave the range seen in training" },
+  curves("plot-coverage", traces, {
+    title: "Angle coverage: which pairs leave the range seen in training",
     xaxis: byPair ? axis("pair index j") : axis("wavelength λ<sub>j</sub> (tokens)", { type: "log", exponentformat: "power" }),
     yaxis: axis("largest angle (radians)", { type: "log", exponentformat: "power" }),
   });
@@ -168,14 +161,14 @@ function drawTemperature(data) {
   const t = data.temperature;
   const s = data.factor;
   const traces = [
-    { type: "scatter", mode: "lines", x: [...t.scale], y: [...t.yarn], name: "YaRN: 0.1·ln s + 1 (on cos and sin)", line: { color: COLORS[2], width: lineWidth(2.5) } },
+    { x: [...t.scale], y: [...t.yarn], name: "YaRN: 0.1·ln s + 1 (on cos and sin)", color: COLORS[2], width: lineWidth(2.5) },
     {
-      type: "scatter",
-      mode: "lines",
       x: [...t.scale],
       y: [...t.longrope],
       name: `LongRoPE: √(1 + ln s / ln L<sub>0</sub>), L<sub>0</sub> = ${count(data.train_len)} (on cos and sin)`,
-      line: { color: COLORS[3], width: lineWidth(2.5), dash: "dash" },
+      color: COLORS[3],
+      width: lineWidth(2.5),
+      dash: "dash",
     },
   ];
   let top = Math.max(...t.yarn, ...t.longrope);
@@ -184,29 +177,28 @@ function drawTemperature(data) {
     const b = approx(t.mscale_all_dim, 6);
     traces.push(
       {
-        type: "scatter",
-        mode: "lines",
         x: [...t.scale],
         y: [...t.yarn_configured],
         name: t.mscale
           ? `this config's attention_factor: get_mscale(s, ${a}) / get_mscale(s, ${b}) (on cos and sin)`
           : "this config's attention_factor: 0.1·ln s + 1, mscale_all_dim alone changes nothing here (on cos and sin)",
-        line: { color: "#000", width: lineWidth(2.5) },
+        color: "#000",
+        width: lineWidth(2.5),
       },
       {
-        type: "scatter",
-        mode: "lines",
         x: [...t.scale],
         y: [...t.softmax_scale_multiplier],
         name: `DeepSeek: get_mscale(s, ${b})² (on the softmax scale, so on the logits)`,
-        line: { color: COLORS[1], width: lineWidth(2.5), dash: "dot" },
+        color: COLORS[1],
+        width: lineWidth(2.5),
+        dash: "dot",
       },
     );
     top = Math.max(top, ...t.yarn_configured, ...t.softmax_scale_multiplier);
   }
   traces.push(vline(s, 1, top, `s ${equals(s)}`, "#444"));
-  draw("plot-temperature", traces, {
-    title: { text: "Temperature factors against scale s: on cos and sin (logits × factor²), and DeepSeek's on the softmax scale" },
+  curves("plot-temperature", traces, {
+    title: "Temperature factors against scale s: on cos and sin (logits × factor²), and DeepSeek's on the softmax scale",
     xaxis: axis("scale factor s", { type: "log" }),
     yaxis: axis("factor"),
   });
@@ -227,19 +219,19 @@ function drawTemperature(data) {
 function drawDynamic(data) {
   const d = data.dynamic;
   if (!d.base) {
-    draw("plot-dynamic", [], { title: { text: "Dynamic NTK needs a rotary dimension above 2" } });
+    curves("plot-dynamic", [], { title: "Dynamic NTK needs a rotary dimension above 2" });
     return;
   }
   const hi = Math.max(...d.base);
-  draw(
+  curves(
     "plot-dynamic",
     [
-      { type: "scatter", mode: "lines", x: [...d.length], y: [...d.base], name: "effective base b′(T)", line: { color: COLORS[1], width: lineWidth(2.5) } },
+      { x: [...d.length], y: [...d.base], name: "effective base b′(T)", color: COLORS[1], width: lineWidth(2.5) },
       vline(d.max_position_embeddings, data.base, hi, `max_position_embeddings = ${d.max_position_embeddings}`, "#444"),
       vline(data.target_len, data.base, hi, `T = ${data.target_len}`, "#000", "dot"),
     ],
     {
-        title: { text: `Dynamic NTK: base against current length (s ${equals(data.factor)})` },
+      title: `Dynamic NTK: base against current length (s ${equals(data.factor)})`,
       xaxis: axis("current length (tokens)", { type: "log", exponentformat: "power" }),
       yaxis: axis("base b′", { type: "log", exponentformat: "power" }),
     },
@@ -257,22 +249,22 @@ function drawFamily(data) {
   const T = data.target_len;
   if (!q) {
     const end = Math.max(T, data.dynamic.max_position_embeddings);
-    draw("plot-query-scale", [
-      { type: "scatter", mode: "lines", x: [0, Math.min(T, end) - 1, end - 1], y: [1, 1, 1], name: "query scale 1 at every position",
-        line: { color: "#888", width: lineWidth(2) }, hovertemplate: "position %{x:,d}: × 1 (no query scale)<extra></extra>" },
-    ], { title: { text: "No query scale that grows with position (query_scale_beta = 0)" }, xaxis: axis("position"), yaxis: axis("factor on q") });
+    curves("plot-query-scale", [
+      { x: [0, Math.min(T, end) - 1, end - 1], y: [1, 1, 1], name: "query scale 1 at every position",
+        color: "#888", width: lineWidth(2), hovertemplate: "position %{x:,d}: × 1 (no query scale)<extra></extra>" },
+    ], { title: "No query scale that grows with position (query_scale_beta = 0)", xaxis: axis("position"), yaxis: axis("factor on q") });
     out("query_scale_note", "This model multiplies no query by a position-dependent factor; Ministral 3 (llama_4_scaling_beta) and Llama 4's NoPE layers (attn_temperature_tuning) do.");
     return;
   }
   const x = [...q.position];
   const y = [...q.scale];
   const last = y[y.length - 1];
-  draw("plot-query-scale", [
-    { type: "scatter", mode: "lines", line: { shape: "hv", color: COLORS[1], width: lineWidth(2.5) }, x, y, name: `1 + ${approx(q.beta, 6)}·ln(1 + ⌊${q.offset ? "(pos + 1)" : "pos"} / ${count(q.interval)}⌋)`,
+  curves("plot-query-scale", [
+    { line: { shape: "hv" }, color: COLORS[1], width: lineWidth(2.5), x, y, name: `1 + ${approx(q.beta, 6)}·ln(1 + ⌊${q.offset ? "(pos + 1)" : "pos"} / ${count(q.interval)}⌋)`,
       hovertemplate: "position %{x:,d}: × %{y:.6f}<extra></extra>" },
     vline(T - 1, 1, last, `T − 1 = ${count(T - 1)}`, "#000", "dot"),
   ], {
-    title: { text: `The model's query scale against position: ${approx(q.at_target, 6)} at T − 1, ${approx(q.at_max_length, 6)} at its last position` },
+    title: `The model's query scale against position: ${approx(q.at_target, 6)} at T − 1, ${approx(q.at_max_length, 6)} at its last position`,
     xaxis: axis("position (0-based)"),
     yaxis: axis("factor on q (so on the logits)"),
   });
@@ -430,7 +422,8 @@ function drawLongrope(data, byPair) {
     xaxis: "x2",
     yaxis: "y2",
   });
-  draw(longropePlot, traces, {
+  // Both factor sets per pair beside a few pairs against the length, on two subplots: Plotly's own form.
+  plotly(longropePlot, traces, {
     title: { text: `LongRoPE: θ′<sub>j</sub>/θ<sub>j</sub> = 1/factor<sub>j</sub> for both sets, and the switch at L<sub>0</sub> = ${count(L0)}` },
     xaxis: byPair
       ? axis("pair index j", { domain: grid.x[0], anchor: "y" })

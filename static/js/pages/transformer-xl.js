@@ -1,7 +1,8 @@
 // Transformer-XL: the four score terms, their sum, term d by distance and c by key, and R.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, draw, fmt, panelGrid, plotSize, setPlotHeight, textSize } from "../lib/plot.js";
+import { heatmap, plotly } from "../lib/marks/index.js";
+import { COLORS, DIVERGING, axis, fmt, panelGrid, plotSize, setPlotHeight, textSize } from "../lib/plot.js";
 import { out } from "../lib/numbers.js";
 
 const maxAbs = (rows) => rows.reduce((m, row) => Math.max(m, ...row.map((v) => Math.abs(v ?? 0))), 0) || 1;
@@ -13,17 +14,21 @@ const TERMS = [
   { key: "d", title: "(d) v · position: constant along diagonals", short: "(d) constant along diagonals" },
 ];
 
-function heat(data, z, extra) {
+// A matrix of scores over (query, key): its cells, offsets i − j as customdata, gaps (keys after
+// their query) left blank.
+function scoreCells(data, z) {
   return {
-    type: "heatmap",
     z: z.map((row) => row.map((v) => (v === null ? null : v))),
     x: [...data.key_positions],
     y: [...data.query_positions],
     customdata: data.offset_matrix.map((row) => [...row]),
-    colorscale: DIVERGING,
     hoverongaps: false,
-    ...extra,
   };
+}
+
+// One panel of the four-term figure, as Plotly's heatmap trace.
+function heat(data, z, extra) {
+  return { type: "heatmap", ...scoreCells(data, z), colorscale: DIVERGING, ...extra };
 }
 
 function drawTerms(data) {
@@ -69,23 +74,24 @@ function drawTerms(data) {
     const text = fits ? term.short : `(${term.key})`;
     layout.annotations.push({ text, xref: "paper", yref: "paper", x: (x0 + x1) / 2, y: y1 + 0.005, xanchor: "center", yanchor: "bottom", showarrow: false });
   });
-  draw("plot-terms", traces, layout);
+  // Four heatmaps on subplots with panel labels and one colour bar: Plotly draws it as it is.
+  plotly("plot-terms", traces, layout);
 }
 
 function drawSum(data) {
   const limit = maxAbs(data.terms.sum);
-  draw(
+  heatmap(
     "plot-sum",
-    [
-      heat(data, data.terms.sum, {
-        zmin: -limit,
-        zmax: limit,
-        colorbar: { title: { text: "A" } },
-        hovertemplate: "query i = %{y}, key j = %{x}<br>i − j = %{customdata}<br>A = %{z:.5g}<extra></extra>",
-      }),
-    ],
     {
-      title: { text: `A = (a) + (b) + (c) + (d), before the scale 1/√d = ${fmt(data.scale)}` },
+      ...scoreCells(data, data.terms.sum),
+      scale: DIVERGING,
+      zmin: -limit,
+      zmax: limit,
+      bar: "A",
+      hovertemplate: "query i = %{y}, key j = %{x}<br>i − j = %{customdata}<br>A = %{z:.5g}<extra></extra>",
+    },
+    {
+      title: `A = (a) + (b) + (c) + (d), before the scale 1/√d = ${fmt(data.scale)}`,
       xaxis: axis("key position j (memory, then segment)"),
       yaxis: axis("query position i", { autorange: "reversed" }),
     },
@@ -94,7 +100,8 @@ function drawSum(data) {
 
 function drawBiases(data) {
   const grid = panelGrid("plot-biases", 2, 0.12, 320);
-  draw(
+  // A curve and bars on two subplots: no mark draws that, Plotly does as it is.
+  plotly(
     "plot-biases",
     [
       {
@@ -130,25 +137,22 @@ function drawBiases(data) {
 function drawR(data) {
   const half = data.d_model / 2;
   const labels = Array.from({ length: data.d_model }, (_, c) => (c < half ? `sin ω${c}` : `cos ω${c - half}`));
-  draw(
+  heatmap(
     "plot-r",
-    [
-      {
-        type: "heatmap",
-        z: data.R.map((row) => [...row]),
-        x: labels.map((_, c) => c),
-        y: [...data.offsets],
-        customdata: data.R.map(() => labels),
-        zmin: -1,
-        zmax: 1,
-        zauto: false,
-        colorscale: DIVERGING,
-        colorbar: { title: { text: "R" } },
-        hovertemplate: "distance %{y}<br>column %{x} (%{customdata})<br>%{z:.6f}<extra></extra>",
-      },
-    ],
     {
-      title: { text: `R: one row per distance k = i − j, [sin(k·ω), cos(k·ω)], d = ${data.d_model}` },
+      z: data.R.map((row) => [...row]),
+      x: labels.map((_, c) => c),
+      y: [...data.offsets],
+      customdata: data.R.map(() => labels),
+      zmin: -1,
+      zmax: 1,
+      zauto: false,
+      scale: DIVERGING,
+      bar: "R",
+      hovertemplate: "distance %{y}<br>column %{x} (%{customdata})<br>%{z:.6f}<extra></extra>",
+    },
+    {
+      title: `R: one row per distance k = i − j, [sin(k·ω), cos(k·ω)], d = ${data.d_model}`,
       xaxis: axis("column (sines, then cosines)"),
       yaxis: axis("distance k", { autorange: "reversed" }),
     },

@@ -1,7 +1,8 @@
 // Why position? The inspected word's output in the sentence and in its reordering, with and without position.
 
 import { startPage } from "../lib/page.js";
-import { COLORS, DIVERGING, axis, draw, panelGrid, sized } from "../lib/plot.js";
+import { bars, plotly } from "../lib/marks/index.js";
+import { COLORS, DIVERGING, axis, panelGrid, sized } from "../lib/plot.js";
 import { approx, equals, out } from "../lib/numbers.js";
 import { table } from "../lib/marks/table.js";
 
@@ -24,15 +25,15 @@ function vectorPlot(id, data, scheme, key) {
   const first = data.words.join(" ");
   const second = data.other_words.join(" ");
   const exact = scheme.identical ? "identical in every bit" : `difference norm ${approx(scheme.diff_norm)}`;
-  return draw(
+  return bars(
     id,
     [
-      { type: "bar", x: components, y: [...scheme.out], name: `in “${first}”`, marker: { color: COLORS[0] } },
-      { type: "bar", x: components, y: [...scheme.other_out], name: `in “${second}”`, marker: { color: COLORS[1] } },
-      { type: "bar", x: components, y: [...scheme.diff], name: "difference", marker: { color: COLORS[7] } },
+      { x: components, y: [...scheme.out], name: `in “${first}”`, color: COLORS[0] },
+      { x: components, y: [...scheme.other_out], name: `in “${second}”`, color: COLORS[1] },
+      { x: components, y: [...scheme.diff], name: "difference", color: COLORS[7] },
     ],
     {
-      title: { text: `${NAMES[key]}: output for “${data.word_text}” (${exact})` },
+      title: `${NAMES[key]}: output for “${data.word_text}” (${exact})`,
       barmode: "group",
       xaxis: axis("component of the output vector", { dtick: 1 }),
       yaxis: axis("value"),
@@ -62,13 +63,14 @@ function scoreHeatmaps(data, key) {
     colorbar: { title: { text: "score" } },
     hovertemplate: "query %{y}<br>key %{x}<br>score %{z:.6g}<extra></extra>",
   });
-  // Side by side on a wide screen, one above the other on a phone.
+  // Side by side on a wide screen, one above the other on a phone: two heatmaps on subplots with
+  // one colour bar, a figure no mark draws, so it goes to Plotly as it is.
   const grid = panelGrid("plot-scores", 2, 0.14);
   const stacked = grid.stacked;
   const size = sized(13, 20);
   const longest = Math.max(...labels.map((label) => label.length));
   const left = Math.round(Math.min(220, longest * size * 0.62 + size * 2.6));
-  return draw("plot-scores", [heat(none, "x", "y", false), heat(other, "x2", "y2", true)], {
+  return plotly("plot-scores", [heat(none, "x", "y", false), heat(other, "x2", "y2", true)], {
     title: { text: `Scores q·k/√d in “${data.words.join(" ")}”: no position (${stacked ? "top" : "left"}), ${NAMES[key]} (${stacked ? "bottom" : "right"})` },
     margin: { l: left, b: Math.round(size * 2.4 + longest * size * 0.5) },
     xaxis: axis("key", { domain: grid.x[0], type: "category", tickangle: -40, anchor: "y" }),

@@ -20,6 +20,7 @@ import json
 import platform
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -43,6 +44,8 @@ QK_POSITIONS = 48
 def shipped_texts() -> list[tuple[str, str]]:
     """The texts whose ids the app ships, read from the extraction script (strings only)."""
     spec = importlib.util.spec_from_file_location("extract", ROOT / "scripts" / "extract_model_heads.py")
+    if spec is None or spec.loader is None:
+        raise ImportError("scripts/extract_model_heads.py cannot be loaded")
     mod = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(ROOT))
     spec.loader.exec_module(mod)
@@ -97,7 +100,8 @@ def main() -> None:
             )
         for prompt in GREEDY_PROMPTS:
             ids = ids_of(prompt)
-            new, gaps = [], []
+            new: list[int] = []
+            gaps: list[float] = []
             for _ in range(N_GREEDY):
                 last = model(torch.tensor([ids + new])).logits[0, -1].double()
                 two = torch.topk(last, 2)
@@ -109,7 +113,7 @@ def main() -> None:
 
         # rotated q, k: hook q_proj/k_proj, then transformers' own rotary embedding and apply_rotary_pos_emb
         qk_ids = out["tokens"][QK_TEXT][:QK_POSITIONS]
-        grabbed = {}
+        grabbed: dict[tuple[int, str], Any] = {}  # (layer, projection) → its output tensor
         hooks = []
         for li in QK_LAYERS:
             attn = model.model.layers[li].self_attn
@@ -126,14 +130,14 @@ def main() -> None:
         T = len(qk_ids)
         pos = torch.arange(T)[None]
         cos, sin = model.model.rotary_emb(grabbed[(QK_LAYERS[0], "q_proj")], pos)
-        arrays = {"ids": np.asarray(qk_ids, dtype=np.int32), "layers": np.asarray(QK_LAYERS, dtype=np.int32)}
+        arrays: dict[str, np.ndarray] = {"ids": np.asarray(qk_ids, dtype=np.int32), "layers": np.asarray(QK_LAYERS, dtype=np.int32)}
         for li in QK_LAYERS:
             q = grabbed[(li, "q_proj")].view(1, T, -1, d).transpose(1, 2)
             k = grabbed[(li, "k_proj")].view(1, T, -1, d).transpose(1, 2)
             qr, kr = apply_rotary_pos_emb(q, k, cos, sin)
             arrays[f"q{li}"] = qr[0].numpy().astype(np.float32)
             arrays[f"k{li}"] = kr[0].numpy().astype(np.float32)
-        np.savez_compressed(HERE / "qk.npz", **arrays)
+        np.savez_compressed(HERE / "qk.npz", allow_pickle=False, **arrays)  # numbers only: no pickled objects
     out["qk"] = {"text": QK_TEXT, "layers": QK_LAYERS, "positions": QK_POSITIONS, "layout": "half-split (HF)"}
     (HERE / "reference.json").write_text(json.dumps(out, indent=1) + "\n")
     for g in out["greedy"]:

@@ -1,7 +1,7 @@
 // The heatmap mark: a matrix of numbers as colour-mapped cells.
 //
 //   heatmap(el, {z, x, y, scale, zmin, zmax, zauto, hovertemplate, customdata, bar, hoverongaps},
-//           {square, title, xaxis, yaxis, margin})
+//           {square, title, xaxis, yaxis, margin, shapes, annotations})
 //
 // `scale` is a Plotly colour scale (DIVERGING for signed values, SEQUENTIAL for magnitudes);
 // zmin and zmax widen the range fitted to the data to hold them; with zauto: false they are the
@@ -48,6 +48,7 @@ export function heatmapFigure(cells, options = {}) {
     layout.yaxis = { ...layout.yaxis, scaleanchor: "x", constrain: "domain" };
   }
   if (options.margin) layout.margin = options.margin;
+  for (const key of ["shapes", "annotations"]) if (options[key]) layout[key] = options[key];
   return { traces: [trace], layout };
 }
 
