@@ -7,11 +7,11 @@ import time
 
 PENDING = "__pending__"
 
-# A plot is drawn when plotly.js has laid it out and static/js/lib/plot.js has recorded the traces
+# A plot is drawn when plotly.js has laid it out and static/js/lib/paint.js has recorded the traces
 # it shows (window.plotShown(el).traces, static/js/lib/figure.js: the page's traces, heatmaps
 # with the numbers behind their image).
 PLOT_DRAWN = "(el) => Boolean(el && el._fullLayout && window.plotShown?.(el)?.traces && window.plotShown?.(el)?.traces.length > 0)"
-# Plots out of view are drawn when they come into view (plot.js): a waiting one is scrolled to.
+# Plots out of view are drawn when they come into view (paint.js): a waiting one is scrolled to.
 ALL_PLOTS_DRAWN = f"""() => {{
     const waiting = document.querySelector('.plot[data-pending]');
     if (waiting) {{ waiting.scrollIntoView({{block: 'center'}}); return false; }}
@@ -24,7 +24,7 @@ TRACES_JS = """(gd) => {
 }"""
 
 # Serialises what a plot shows to one canonical JSON string.  A plot whose update waits for it to
-# come into view (data-pending, static/js/lib/plot.js) is scrolled into view, as a reader would,
+# come into view (data-pending, static/js/lib/paint.js) is scrolled into view, as a reader would,
 # and reads as PENDING until it is drawn.
 _SNAPSHOT_JS = f"""(id) => {{
     const gd = document.getElementById(id);

@@ -1,4 +1,4 @@
-"""A change redraws the plots whose figure changed, and only those (static/js/lib/plot.js).
+"""A change redraws the plots whose figure changed, and only those (static/js/lib/paint.js).
 
 Each Plotly redraw costs tens of milliseconds here, so a page that redrew every plot on every
 change would lag by the sum of them.  Redraws are counted with Plotly's own events: plotly_afterplot
@@ -39,18 +39,18 @@ def test_the_same_figure_is_drawn_once_and_a_new_one_again(page, base_url):
     page.goto(f"{base_url}/ladder")
     counts = page.evaluate(
         """async () => {
-          const { draw } = await import('/static/js/lib/plot.js');
+          const { curves } = await import('/static/js/lib/marks/index.js');
           const el = document.createElement('div');
           el.className = 'plot';  // sized by the page's style, as every plot is, and in view
           document.querySelector('.figures').prepend(el);
           let drawn = 0;
-          const figure = (y) => [[{ type: 'scatter', x: [0, 1, 2], y }], { title: { text: 'probe' } }];
-          await draw(el, ...figure([1, 2, 3]));
+          const figure = (y) => [[{ x: [0, 1, 2], y }], { title: 'probe' }];
+          await curves(el, ...figure([1, 2, 3]));
           el.on('plotly_afterplot', () => { drawn += 1; });
-          await draw(el, ...figure([1, 2, 3]));
+          await curves(el, ...figure([1, 2, 3]));
           const afterSame = drawn;
-          await draw(el, ...figure([1, 2, 4]));
-          return { afterSame, afterNew: drawn, y: Array.from(el._fullData[0].y) };
+          await curves(el, ...figure([1, 2, 4]));
+          return { afterSame, afterNew: drawn, y: Array.from(el.data[0].y) };
         }"""
     )
     assert counts == {"afterSame": 0, "afterNew": 1, "y": [1, 2, 4]}

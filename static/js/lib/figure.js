@@ -8,7 +8,6 @@
 //   held        the figure the mark last built and handed to Plotly: its next cheap update starts there
 //   shown       the page's traces as drawn (heatmaps with their numbers): what the tests read
 //   heatmaps    the image heatmaps' entries (numbers, colour scale and range, pixels)
-//   given       legacy (draw.js): what Plotly holds, with its frames (updates.js)
 //   sources     the object URLs of the images shown (released when replaced)
 //   resets      how many times the reader reset the axes (a new uirevision each time)
 //   zoomed      the axes the reader zoomed or panned (Set of names)

@@ -192,7 +192,7 @@ const CARRIER_AT = { linear: [0, 1], log: [1, 10] };
  * marker pair.  It sits at the same two points (CARRIER_AT) whatever the grid: the axes' ranges
  * come from the library (axesOf), never from Plotly's autoscale, and a trace whose x or y changed
  * is a recalculation of the whole plot (12–15 ms on /relative's length sliders), where a grid of
- * a new size is otherwise the heatmap path's cheap update (updates.js).
+ * a new size is otherwise the heatmap mark's cheap update (marks/heatmap.js).
  */
 function carrierOf(trace, g, colour, layout) {
   const at = (type) => [...(CARRIER_AT[type] || CARRIER_AT.linear)];
@@ -217,7 +217,7 @@ function carrierOf(trace, g, colour, layout) {
     zauto: false,
     colorscale: plotlyScale(colour.scale),
     showscale: true,
-    // (ticklabeloverflow: as on the axes, compose.js fixedAxisMargins)
+    // (ticklabeloverflow: as on the axes, marks/chart-rules.js fixedAxisMargins)
     colorbar: merge(
       { thickness: isPresenter() ? 24 : 14, len: 1, outlinewidth: 0, ticklabelposition: "outside bottom", ticklabeloverflow: "allow", title: { side: "top" } },
       { ...(trace.colorbar || {}), tickmode: "array", tickvals: ticks.map((v) => (v - colour.zmin) / span), ticktext: ticks.map((v) => tickLabel(v, step)) },

@@ -1,6 +1,6 @@
 // The tooltip of an image heatmap (heatmap.js attachHover): a layout image has no Plotly hover,
 // so the page writes the hovered cell's text in an HTML box over the plot.  Lines, markers and
-// bars have Plotly's own hover label (compose.js hands Plotly their hover templates and texts).
+// bars have Plotly's own hover label (the chart marks hand Plotly their hover templates and texts).
 
 export function pick(value, i, j) {
   if (value === undefined || value === null) return "";

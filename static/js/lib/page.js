@@ -108,7 +108,7 @@ function pageHandle(store, cycle, propose) {
 // Figures lay out their panels by the width they get (layout.js panelGrid, the clock's dials):
 // when the figures' width changes, the page draws again once the resizing pauses.  Until then the
 // figures carry data-restacking, so a plot does not repaint its old layout at the new size first
-// (draw.js followSize), and a test knows the figures are not final yet.
+// (paint.js: a plot that changed size is drawn again), and a test knows the figures are not final yet.
 function redrawWhenPanelsRestack(figures, redraw) {
   if (!figures || typeof ResizeObserver === "undefined") return;
   let width = figures.clientWidth;

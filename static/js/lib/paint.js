@@ -166,7 +166,6 @@ function resetAxes(el) {
   const state = plotState(el);
   state.zoomed?.clear();
   state.resets = (state.resets || 0) + 1;
-  state.given = null; // legacy (draw.js): nothing of the old figure is handed back to Plotly.react
   return repaint(el);
 }
 

@@ -1,6 +1,7 @@
-// The layout rules of the chart marks (curves, bars, dials, planes; marks/chart.js): traces as
-// Plotly takes them with long names broken, words in the plot as HTML labels, fixed axis margins,
-// whole-number hover formats.  (The legacy compose.js applies them to every figure too.)
+// The layout rules of the chart marks (curves, bars, dials, planes; marks/chart.js), the fixed
+// axis margins and words-as-labels of the heatmap mark too: traces as Plotly takes them with long
+// names broken, annotations without an arrow as HTML labels, fixed axis margins, whole-number
+// hover formats.
 
 import { axisName } from "../axes.js";
 import { annotationLabel } from "../labels.js";

@@ -3,8 +3,9 @@
 // the title above and the legend below as HTML (chrome.js), PNG/SVG export (exports.js), the
 // plot's state in one WeakMap (figure.js), waiting while out of view, zoom kept and reset.
 //
-//   plotly(el, traces, layout)              escape hatch: a Plotly figure as Plotly takes it, to
-//                                           Plotly.react unchanged (but for size, title, legend)
+//   plotly(el, traces, layout, {unchanged}) escape hatch: a Plotly figure as Plotly takes it, built
+//                                           by the heatmap and chart marks' rules (plotly.js), or
+//                                           with unchanged: true to Plotly.react as given
 //   heatmap(el, cells, options)             cells {z, x, y, scale, zmin, zmax, zauto, hovertemplate,
 //                                           customdata, bar}; options {square, title, xaxis,
 //                                           yaxis, margin}.  Drawn as an image of colour-mapped
