@@ -200,3 +200,22 @@ def test_bars_take_the_gap_between_them(fixture_page):
         widths[gap] = boxes[0][1] / spacing
     assert widths[0.05] == pytest.approx(0.95, abs=0.02)
     assert widths[0.5] == pytest.approx(0.5, abs=0.02)
+
+
+def test_a_heatmap_draws_the_shapes_and_annotations_it_is_given(fixture_page):
+    # /absolute greys the rows its learned table lacks and labels the band: the mark passes both on
+    page = fixture_page
+    page.evaluate(
+        f"""async () => {{
+          const [cells, options] = ({HEATMAP_JS})('one');
+          options.shapes = [{{type: 'rect', xref: 'paper', yref: 'y', x0: 0, x1: 1, y0: 3.5, y1: 5.5,
+                              fillcolor: '#999', opacity: 0.25, line: {{width: 0}}}}];
+          options.annotations = [{{xref: 'paper', yref: 'y', x: 0.5, y: 4.5, text: 'no row past here', showarrow: false}}];
+          await marks.heatmap('plot-a', cells, options);
+        }}"""
+    )
+    page.wait_for_function("() => document.getElementById('plot-a')._fullLayout && plotShown(document.getElementById('plot-a'))")
+    assert page.evaluate("() => document.querySelectorAll('#plot-a .shapelayer path').length") == 1
+    words = page.evaluate("() => document.getElementById('plot-a').closest('figure').innerText")
+    assert "no row past here" in words
+    assert page.evaluate(TEXT_BOXES_JS) == []
