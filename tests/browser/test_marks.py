@@ -217,3 +217,22 @@ def test_a_mark_exports_as_svg_with_its_title_and_numbers(fixture_page, mark):
         assert "data:image/bmp;base64," in svg  # the cells embedded (the page's blob URLs are not reachable)
     if mark == "curves":
         assert "cos of the angle" in svg and "sin of the angle" in svg  # the legend, drawn in
+
+
+def test_a_heatmap_draws_the_shapes_and_annotations_it_is_given(fixture_page):
+    # /absolute greys the rows its learned table lacks and labels the band: the mark passes both on
+    page = fixture_page
+    page.evaluate(
+        f"""async () => {{
+          const [cells, options] = ({HEATMAP_JS})('one');
+          options.shapes = [{{type: 'rect', xref: 'paper', yref: 'y', x0: 0, x1: 1, y0: 3.5, y1: 5.5,
+                              fillcolor: '#999', opacity: 0.25, line: {{width: 0}}}}];
+          options.annotations = [{{xref: 'paper', yref: 'y', x: 0.5, y: 4.5, text: 'no row past here', showarrow: false}}];
+          await marks.heatmap('plot-a', cells, options);
+        }}"""
+    )
+    page.wait_for_function("() => document.getElementById('plot-a')._fullLayout && plotShown(document.getElementById('plot-a'))")
+    assert page.evaluate("() => document.querySelectorAll('#plot-a .shapelayer path').length") == 1
+    words = page.evaluate("() => document.getElementById('plot-a').closest('figure').innerText")
+    assert "no row past here" in words
+    assert page.evaluate(TEXT_BOXES_JS) == []
