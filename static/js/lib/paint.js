@@ -120,9 +120,10 @@ function paintNow(el, job, force = false) {
     watch(el);
     quietModeBar(el);
     // An axis the reader zoomed or panned keeps that range through later redraws; a reset (double
-    // click, the reset button) gives it back to the data.  (The marks move axes with Plotly.update,
-    // which reports itself as plotly_update: a plotly_relayout is the reader's.)
+    // click, the reset button) gives it back to the data.  (The marks move axes with Plotly.update, reported as plotly_update,
+    // or with Plotly.animate, counted in state.moving: any other plotly_relayout is the reader's.)
     el.on?.("plotly_relayout", (change) => {
+      if (state.moving) return;  // a mark's own move of its axes (chart.js), not the reader's
       const zoomed = state.zoomed || (state.zoomed = new Set());
       for (const key of Object.keys(change || {})) {
         const match = /^([xy]axis\d*)\.range/.exec(key);

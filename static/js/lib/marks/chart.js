@@ -10,9 +10,9 @@
 // The update, from what Plotly holds: when every trace kept its kind, style and point count and
 // the layout changed in its axes' ranges at most, the traces whose points, hover texts or marker
 // colours changed are restyled (Plotly.restyle, those traces alone) and an axis whose range
-// changed is moved with them (Plotly.update: a plotly_relayout would be the reader's zoom); a
-// mark whose layout asks for `transition` (the clock's hands, the rotation's arrows) moves them
-// with Plotly.animate without a redraw.  Anything else is Plotly.react's.
+// changed is moved with them: scatter traces (and a mark whose layout asks for `transition`, the
+// clock's hands, the rotation's arrows) with Plotly.animate without a redraw, bars with
+// Plotly.restyle / Plotly.update.  Anything else is Plotly.react's.
 
 /* global Plotly */
 
@@ -119,9 +119,10 @@ export function chartUpdate(el, figure, held) {
   }
   if (!changes.length && !Object.keys(ranges).length) return Promise.resolve(el);
   const indices = changes.map(([i]) => i);
-  if (figure.layout.transition) {
-    // Plotly moves the traces and axes without laying the plot out again (its path for data
-    // that moves); animate takes attributes as nested objects
+  if (figure.layout.transition || changes.every(([i]) => (figure.traces[i].type || "scatter") === "scatter")) {
+    // Plotly moves scatter traces and axes without laying the plot out again (its path for data
+    // that moves: half of Plotly's time per move on /offsets, bench/RESULTS.md); animate takes
+    // attributes as nested objects.  Bars are restyled: their widths are laid out.
     const data = changes.map(([, change]) => {
       const frame = {};
       for (const [path, value] of Object.entries(change)) {
@@ -133,7 +134,13 @@ export function chartUpdate(el, figure, held) {
     const layout = {};
     for (const [key, range] of Object.entries(ranges)) layout[key] = { range };
     const transition = { duration: 0, ...figure.layout.transition };
-    return Plotly.animate(el, { data, traces: indices, layout }, { transition, frame: { duration: transition.duration, redraw: false }, mode: "immediate" });
+    // (an axis moved by a transition is reported as plotly_relayout: not the reader's zoom)
+    const state = plotState(el);
+    state.moving = (state.moving || 0) + 1;
+    const settle = () => { state.moving -= 1; };
+    const moved = Plotly.animate(el, { data, traces: indices, layout }, { transition, frame: { duration: transition.duration, redraw: false }, mode: "immediate" });
+    moved.then(settle, settle);
+    return moved;
   }
   // One restyle of the changed traces: each attribute's values per trace (undefined: left alone).
   const traceUpdate = {};
