@@ -4,8 +4,48 @@
 // hover formats.
 
 import { axisName } from "../axes.js";
-import { annotationLabel } from "../labels.js";
-import { merge } from "../layout.js";
+import { stateOf } from "../figure.js";
+import { annotationLabel, placeholder, traceLabels } from "../labels.js";
+import { baseLayout, merge, textSize, titleText } from "../layout.js";
+import { figureSize, uirevision } from "../paint.js";
+
+/** A copy of `object` without `keys`. */
+export const without = (object, keys) => {
+  const out = { ...object };
+  for (const key of keys) delete out[key];
+  return out;
+};
+
+/**
+ * The start of every mark's Plotly layout: the library's layout under the page's, the title and
+ * legend taken out (drawn as HTML, chrome.js), sized to the container, the zoom's uirevision.
+ */
+export function markLayout(el, pageLayout) {
+  const layout = merge(baseLayout(), pageLayout);
+  const title = titleText(layout.title);
+  for (const key of ["title", "legend", "height", "width"]) delete layout[key];
+  layout.showlegend = false;
+  layout.autosize = false;
+  layout.uirevision = uirevision(el, layout.uirevision);
+  Object.assign(layout, figureSize(el));
+  return { layout, title };
+}
+
+/**
+ * A line, marker or bar trace of a mark as drawn: hidden from the HTML legend as Plotly's
+ * "legendonly", a text series written as HTML labels (pushed onto `labels`, a placeholder drawn),
+ * else plotlyTrace with names broken to the plot's width (whole in an export).
+ */
+export function drawnChartTrace(el, trace, layout, labels, forExport) {
+  const key = trace.legendgroup || trace.name;
+  const shown = key && stateOf(el)?.hidden?.has(key) ? { ...trace, visible: "legendonly" } : trace;
+  if (!forExport && trace.mode === "text" && shown.visible !== "legendonly") {
+    labels.push(...traceLabels(trace));
+    return placeholder(trace);
+  }
+  // (an exported picture has Plotly's legend, which shows the names whole)
+  return plotlyTrace(shown, forExport ? Infinity : Math.max(16, Math.floor(layout.width / textSize())));
+}
 
 // A line, marker or bar trace reaches Plotly as the page wrote it (name, hover template and
 // texts included): Plotly draws its hover label.  Bar text the page did not place is for the

@@ -19,10 +19,8 @@
 import { fixRanges, squareDomains, tidyLogAxes } from "../axes.js";
 import { legendItems } from "../chrome.js";
 import { plotState, stateOf } from "../figure.js";
-import { placeholder, traceLabels } from "../labels.js";
-import { baseLayout, merge, textSize, titleText } from "../layout.js";
-import { figureSize, paint, same, uirevision } from "../paint.js";
-import { annotationsAsLabels, fixedAxisMargins, plotlyTrace, wholeNumberHover } from "./chart-rules.js";
+import { paint, same } from "../paint.js";
+import { annotationsAsLabels, drawnChartTrace, fixedAxisMargins, markLayout, wholeNumberHover, without } from "./chart-rules.js";
 
 const AXIS = /^[xy]axis\d*$/;
 
@@ -35,35 +33,12 @@ const movesOf = (trace) => [...IGNORED, ...(String(trace.mode || "").includes("t
 // (per-point marker colours: a point that changes class)
 const MARKER_MOVES = ["color"];
 
-const without = (object, keys) => {
-  const out = { ...object };
-  for (const key of keys) delete out[key];
-  return out;
-};
-
 /** The Plotly figure of a chart mark from its page-form traces and layout. */
 export function chartFigure(el, traces, pageLayout, forExport = false) {
-  const layout = merge(baseLayout(), pageLayout);
-  const title = titleText(layout.title);
-  for (const key of ["title", "legend", "height", "width"]) delete layout[key];
+  const { layout, title } = markLayout(el, pageLayout);
   const items = legendItems(traces, pageLayout || {});
-  layout.showlegend = false;
-  layout.autosize = false;
-  layout.uirevision = uirevision(el, layout.uirevision);
-  Object.assign(layout, figureSize(el));
-  const hidden = stateOf(el)?.hidden || new Set();
-  // (an exported picture has Plotly's legend, which shows the names whole)
-  const nameLimit = forExport ? Infinity : Math.max(16, Math.floor(layout.width / textSize()));
-  const drawn = [];
   const labels = [];
-  for (const trace of traces) {
-    const key = trace.legendgroup || trace.name;
-    const shown = key && hidden.has(key) ? { ...trace, visible: "legendonly" } : trace;
-    if (!forExport && trace.mode === "text" && shown.visible !== "legendonly") {
-      labels.push(...traceLabels(trace));
-      drawn.push(placeholder(trace));
-    } else drawn.push(plotlyTrace(shown, nameLimit));
-  }
+  const drawn = traces.map((trace) => drawnChartTrace(el, trace, layout, labels, forExport));
   if (!forExport) labels.push(...annotationsAsLabels(layout));
   fixedAxisMargins(layout);
   wholeNumberHover(layout, drawn);

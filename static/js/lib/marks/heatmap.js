@@ -18,11 +18,10 @@
 import { fixRanges, squareDomains, tidyLogAxes } from "../axes.js";
 import { stateOf } from "../figure.js";
 import { imageHeatmap, nativeHeatmap, roomForColourBars } from "../heatmap.js";
-import { baseLayout, merge, textSize, titleText } from "../layout.js";
-import { figureSize, paint, same, uirevision } from "../paint.js";
+import { merge } from "../layout.js";
+import { paint, same } from "../paint.js";
 import { legendItems } from "../chrome.js";
-import { placeholder, traceLabels } from "../labels.js";
-import { annotationsAsLabels, fixedAxisMargins, plotlyTrace, wholeNumberHover } from "./chart-rules.js";
+import { annotationsAsLabels, drawnChartTrace, fixedAxisMargins, markLayout, wholeNumberHover, without } from "./chart-rules.js";
 
 const AXIS = /^[xy]axis\d*$/;
 const AXIS_MOVES = ["range", "tickvals", "ticktext"];
@@ -52,12 +51,6 @@ export function heatmapFigure(cells, options = {}) {
   return { traces: [trace], layout };
 }
 
-const without = (object, keys) => {
-  const out = { ...object };
-  for (const key of keys) delete out[key];
-  return out;
-};
-
 /**
  * The Plotly figure of a heatmap mark: each heatmap trace as a layout image of its colour-mapped
  * cells over a carrier trace that shows Plotly's colour bar (heatmap.js); a heatmap that writes
@@ -67,13 +60,7 @@ const without = (object, keys) => {
  * beforehand (heatmap.js roomForColourBars), fixed axis margins, words as HTML labels.
  */
 export function heatmapPlotly(el, traces, pageLayout, forExport = false) {
-  const layout = merge(baseLayout(), pageLayout);
-  const title = titleText(layout.title);
-  for (const key of ["title", "legend", "height", "width"]) delete layout[key];
-  layout.showlegend = false;
-  layout.autosize = false;
-  layout.uirevision = uirevision(el, layout.uirevision);
-  Object.assign(layout, figureSize(el));
+  const { layout, title } = markLayout(el, pageLayout);
   const drawn = [];
   const images = [];
   const heatmaps = [];
@@ -81,15 +68,9 @@ export function heatmapPlotly(el, traces, pageLayout, forExport = false) {
   const labels = [];
   // (lines or markers beside the cells, in a figure of the escape hatch: as the chart marks draw them)
   const others = [];
-  const hidden = stateOf(el)?.hidden || new Set();
   for (const trace of traces) {
     if (trace.type !== "heatmap") {
-      const key = trace.legendgroup || trace.name;
-      const shown = key && hidden.has(key) ? { ...trace, visible: "legendonly" } : trace;
-      if (!forExport && trace.mode === "text" && shown.visible !== "legendonly") {
-        labels.push(...traceLabels(trace));
-        drawn.push(placeholder(trace));
-      } else drawn.push(plotlyTrace(shown, forExport ? Infinity : Math.max(16, Math.floor(layout.width / textSize()))));
+      drawn.push(drawnChartTrace(el, trace, layout, labels, forExport));
       others.push(drawn[drawn.length - 1]);
       continue;
     }
