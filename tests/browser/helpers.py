@@ -36,6 +36,7 @@ _SNAPSHOT_JS = f"""(id) => {{
 
 DRAW_PENDING_JS = """() => {
     if (document.querySelector('[data-restacking]')) return false;
+    if (document.documentElement.hasAttribute('data-address-pending')) return false;
     const waiting = document.querySelector('.plot[data-pending]');
     if (waiting) { waiting.scrollIntoView({block: 'center'}); return false; }
     return true;
@@ -197,6 +198,7 @@ DRAWN_JS = """async () => {
 
 SETTLED_JS = """() => {
   if (document.querySelector('.figures.is-busy')) return false;
+  if (document.documentElement.hasAttribute('data-address-pending')) return false;
   const waiting = document.querySelector('.plot[data-pending]');
   if (waiting) { waiting.scrollIntoView({block: 'center'}); return false; }
   return [...document.querySelectorAll('.plot')].every((el) => el._fullLayout);

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
@@ -29,7 +30,10 @@ def change_a_control(page) -> None:
     if slider.count():
         slider.focus()
         slider.press("ArrowRight")
-        if page.url == before:
+        # (the address is written once the view is drawn, so the test waits for it, briefly)
+        try:
+            page.wait_for_function("(before) => window.location.href !== before", arg=before, timeout=1500)
+        except PlaywrightTimeoutError:  # the slider was at its end
             slider.press("ArrowLeft")
             slider.press("ArrowLeft")
     else:

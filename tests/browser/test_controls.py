@@ -249,3 +249,40 @@ def test_typing_a_value_sends_one_request_after_the_pause_on_every_page(page, ba
         # one request for the view, then at most three neighbouring values fetched ahead
         view = [url for url in sent if f"{target['name']}={target['value']}" in url]
         assert len(view) == 1 and len(sent) <= 4, (target, sent)
+
+
+# A drag: input events a frame apart, each waiting for nothing, then the change that ends it.
+DRAG_JS = """async ([name, steps]) => {
+  const input = document.querySelector(`#controls input[type=range][data-param="${name}"]`);
+  const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+  for (let i = 0; i < steps; i++) {
+    input.stepUp();
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    await frame();
+  }
+  input.dispatchEvent(new Event('change', { bubbles: true }));
+  return input.value;
+}"""
+
+
+def test_a_drag_is_one_history_entry_and_its_link_is_the_dragged_view(page, base_url):
+    """The address is written after the draw (page-history.js), not in the input handler: a drag
+    still leaves one entry, the address ends at the value dragged to, a link copied at once is
+    that view, and Back returns to the view before the drag."""
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base_url)
+    page.goto(f"{base_url}/scores")
+    page.wait_for_function(ALL_PLOTS_DRAWN)
+    wait_for_quiet_api(page)
+    length = page.evaluate("history.length")
+    value = page.evaluate(DRAG_JS, ["head_dim", 5])
+    page.click('[data-action="copy-link"]')  # at once: copying writes what is pending
+    link = page.evaluate("() => navigator.clipboard.readText()")
+    assert f"head_dim={value}" in link
+    wait_for_query(page, f"head_dim={value}")
+    assert page.evaluate("history.length") == length + 1
+    page.go_back()
+    page.wait_for_function("() => !location.search.includes('head_dim')")
+    page.wait_for_function(
+        "() => document.querySelector('#controls input[type=range][data-param=head_dim]').value === "
+        "String(document.querySelector('#controls input[type=range][data-param=head_dim]').defaultValue)"
+    )

@@ -61,7 +61,8 @@ export class Controls {
       for (const input of this.of(field.name)) this.bound(input, field.name, bounds, limits);
       const hint = document.getElementById(`range-${field.name}`);
       if (hint && Number.isFinite(bounds.lo) && Number.isFinite(bounds.hi)) {
-        hint.textContent = `${bounds.loOpen ? "above " : ""}${boundText(bounds.lo)} – ${bounds.hiOpen ? "below " : ""}${boundText(bounds.hi)}`;
+        const text = `${bounds.loOpen ? "above " : ""}${boundText(bounds.lo)} – ${bounds.hiOpen ? "below " : ""}${boundText(bounds.hi)}`;
+        if (hint.textContent !== text) hint.textContent = text;
       }
     }
   }
@@ -70,17 +71,24 @@ export class Controls {
     if (input.dataset.scale === "log") {
       // An open end (base > 1) starts one slider step inside, so the slider never offers it.
       const step = Number(input.step) || 0.01;
-      if (lo > 0) input.min = String(Math.log10(lo) + (loOpen ? step : 0));
-      if (hi > 0 && Number.isFinite(hi)) input.max = String(Math.log10(hi) - (hiOpen ? step : 0));
+      if (lo > 0) setBound(input, "min", Math.log10(lo) + (loOpen ? step : 0));
+      if (hi > 0 && Number.isFinite(hi)) setBound(input, "max", Math.log10(hi) - (hiOpen ? step : 0));
     } else if (input.type === "range") {
       const step = input.step === "any" ? 0 : Number(input.step);
-      if (Number.isFinite(lo)) input.min = String(loOpen && step ? limits.nextAbove(name, lo) : lo);
-      if (Number.isFinite(hi)) input.max = String(hiOpen && step ? limits.nextBelow(name, hi) : hi);
+      if (Number.isFinite(lo)) setBound(input, "min", loOpen && step ? limits.nextAbove(name, lo) : lo);
+      if (Number.isFinite(hi)) setBound(input, "max", hiOpen && step ? limits.nextBelow(name, hi) : hi);
     } else if (input.type === "number") {
-      if (Number.isFinite(lo)) input.min = String(lo);
-      if (Number.isFinite(hi)) input.max = String(hi);
+      if (Number.isFinite(lo)) setBound(input, "min", lo);
+      if (Number.isFinite(hi)) setBound(input, "max", hi);
     }
   }
+}
+
+// Bounds are put back after every change; an attribute written with its own value still makes the
+// browser restyle the control, so only a bound that moved is written.
+function setBound(input, attribute, value) {
+  const text = String(value);
+  if (input[attribute] !== text) input[attribute] = text;
 }
 
 /** The value at a log slider's position (three significant digits keep slider-made URLs short). */

@@ -44,18 +44,24 @@ export class UpdateCycle {
   async update(push) {
     const { fields, limits, controls, messages, computeQuery, apiUrl } = this.parts;
     document.body.classList.toggle("presenter", Boolean(this.store.state.presenter));
-    controls.showBounds(fields, limits, this.store.state);
     // Fields still refused (a dependent rule no move could settle): the last view stays.
-    if (this.store.refused().some((field) => field.role === "compute")) return;
-    // The address follows the controls at once (a copied link is what the reader set up); a
-    // value the server refuses after all is taken back below.
+    if (this.store.refused().some((field) => field.role === "compute")) {
+      controls.showBounds(fields, limits, this.store.state);
+      return;
+    }
+    // The address follows the controls (a copied link is what the reader set up), written once
+    // the view is drawn (page-history.js); a value the server refuses after all is taken back below.
     this.history.write(push);
     const query = computeQuery(this.store.state).toString();
     if (query === this.shownQuery) {
+      controls.showBounds(fields, limits, this.store.state);
       this.show();
       return;
     }
-    const result = await this.fetchView(apiUrl({ ...this.store.state }));
+    // The request leaves first; the bounds are put back while it is on its way.
+    const fetched = this.fetchView(apiUrl({ ...this.store.state }));
+    controls.showBounds(fields, limits, this.store.state);
+    const result = await fetched;
     if (result === null) return; // superseded by a newer change
     if (!result.ok) {
       this.refusedByServer(result.body);
@@ -89,11 +95,16 @@ export class UpdateCycle {
   refusedByServer(body) {
     this.store.takeBack(this.parts.messages.showServerErrors(body));
     this.history.write(true);
+    this.history.flushSoon();
   }
 
   show() {
     this.store.shown();
-    this.redraw();
+    try {
+      this.redraw();
+    } finally {
+      this.history.flushSoon();
+    }
   }
 
   redraw() {

@@ -52,6 +52,7 @@ export function startPage({ draw }) {
     data: () => cycle.data,
     say: (text) => parts.messages.setStatus(text),
     togglePresenter,
+    writeAddress: () => history.flush(),
   });
   firstPaint(parts, { boot, store, history, cycle });
   return pageHandle(store, cycle, propose);

@@ -1,6 +1,6 @@
 // The page's toolbar: copy the link, download the plots (PNG, SVG), the JSON twin and the CSV,
 // switch presenter mode.  `page` gives what they need: {name, api, query(), data(), say(text),
-// togglePresenter()}.
+// togglePresenter(), writeAddress()}.
 
 import { flushAll } from "./paint.js";
 import { withQuery } from "./url-state.js";
@@ -19,6 +19,7 @@ export function wireToolbar(page) {
 }
 
 async function copyLink(page) {
+  page.writeAddress(); // (the address is written after the draw: page-history.js)
   const link = window.location.href;
   try {
     await navigator.clipboard.writeText(link);
