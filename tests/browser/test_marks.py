@@ -136,6 +136,44 @@ def test_an_update_equals_a_fresh_draw(fixture_page, mark):
     assert before != page.evaluate(HELD_JS, "plot-a")  # the update did change what is shown
 
 
+# Curves whose value axis follows the data (no range given): `which` scales them, so an update
+# moves the axis as well as the points.
+SCALED_CURVES_JS = """async ([id, amplitude, points = 40]) => {
+  const x = Array.from({length: points}, (_, i) => i);
+  const band = {type: 'rect', xref: 'x', yref: 'paper', x0: points / 4, x1: points / 2, y0: 0, y1: 1, fillcolor: 'rgba(31, 119, 180, 0.1)', line: {width: 1}};
+  await marks.curves(id, [{x, y: x.map((v) => amplitude * Math.cos(0.2 * v)), name: 'a cosine'},
+                          {x, y: x.map((v) => amplitude * Math.sin(0.2 * v) + amplitude / 2), name: 'a sine, raised', fill: 'tonexty'}],
+                     {title: 'Curves whose axis follows them', xaxis: lib.axis('position p'), yaxis: lib.axis('value'), shapes: [band]});
+}"""
+
+# What the reader sees of a chart: every line and point, every tick label and where it sits.
+DRAWN_SVG_JS = """(id) => {
+  const gd = document.getElementById(id);
+  const lines = [...gd.querySelectorAll('.scatterlayer path.js-line, .scatterlayer path.js-fill, .scatterlayer path.point, .shapelayer path')].map((e) => e.getAttribute('d') + ' ' + (e.getAttribute('transform') || ''));
+  // (in any order: Plotly keeps the labels an axis move kept, so their elements' order differs)
+  const ticks = [...gd.querySelectorAll('.xtick text, .ytick text')].map((e) => e.textContent + ' ' + e.getAttribute('transform')).sort();
+  return {lines, ticks, range: gd._fullLayout.yaxis.range, hovered: gd.calcdata.map((trace) => trace.length)};
+}"""
+
+
+@pytest.mark.parametrize("points", [40, 23, 61], ids=["same points", "fewer points", "more points"])
+def test_a_curve_update_that_moves_its_axis_draws_what_a_fresh_draw_does(fixture_page, points):
+    """The chart marks move the points with Plotly.animate (points may come and go) and relay a
+    moved axis and moved shapes at once (chart.js): the lines, fills, points, shapes, axes and
+    tick labels end where a fresh draw puts them, and Plotly holds the same data and layout."""
+    page = fixture_page
+    page.evaluate(SCALED_CURVES_JS, ["plot-a", 1])
+    page.wait_for_function("() => plotShown(document.getElementById('plot-a'))")
+    before = page.evaluate(DRAWN_SVG_JS, "plot-a")
+    page.evaluate(SCALED_CURVES_JS, ["plot-a", 3.7, points])
+    page.evaluate(SCALED_CURVES_JS, ["plot-b", 3.7, points])
+    page.evaluate("() => new Promise((resolve) => setTimeout(resolve, 100))")
+    updated, fresh = page.evaluate(DRAWN_SVG_JS, "plot-a"), page.evaluate(DRAWN_SVG_JS, "plot-b")
+    assert updated["range"] != before["range"]  # the axis did move
+    assert updated == fresh
+    assert json.loads(page.evaluate(HELD_JS, "plot-a")) == json.loads(page.evaluate(HELD_JS, "plot-b"))
+
+
 def test_a_heatmap_update_swaps_its_image_and_keeps_its_colour_bar(fixture_page):
     page = fixture_page
     draw(page, "heatmap", "plot-a", "one")

@@ -7,12 +7,12 @@
 // log axes with 1-2-5 or decade ticks, an explicit range on every numeric axis (fixRanges: a
 // zoomed axis keeps the reader's range), square panels as computed domains.
 //
-// The update, from what Plotly holds: when every trace kept its kind, style and point count and
-// the layout changed in its axes' ranges at most, the traces whose points, hover texts or marker
-// colours changed are restyled (Plotly.restyle, those traces alone) and an axis whose range
-// changed is moved with them: scatter traces (and a mark whose layout asks for `transition`, the
-// clock's hands, the rotation's arrows) with Plotly.animate without a redraw, bars with
-// Plotly.restyle / Plotly.update.  Anything else is Plotly.react's.
+// The update, from what Plotly holds: when every trace kept its kind and style (and its point
+// count, but for scatter traces) and the layout changed in its axes' ranges and shapes at most, only the traces whose points, hover texts or marker colours changed are handed on, and an
+// axis whose range changed is moved with them.  Scatter traces (and a mark whose layout asks for
+// `transition`: the clock's hands, the rotation's arrows) move with Plotly.animate without a
+// redraw, a moved axis relaid beside it; bars with Plotly.restyle / Plotly.update.  Anything else
+// is Plotly.react's.
 
 /* global Plotly */
 
@@ -48,8 +48,9 @@ export function chartFigure(el, traces, pageLayout, forExport = false) {
   return { traces: drawn, layout, title, items, heatmaps: [], labels, shown: traces };
 }
 
+// (shapes, a window's band or a marker line, are redrawn by Plotly alone when relaid)
 const layoutFrame = (layout) => {
-  const out = without(layout, ["transition"]);
+  const out = without(layout, ["transition", "shapes"]);
   for (const [key, value] of Object.entries(layout)) if (AXIS.test(key) && value) out[key] = without(value, ["range"]);
   return out;
 };
@@ -60,7 +61,10 @@ const count = (values) => (values && typeof values.length === "number" ? values.
 function traceChange(trace, held) {
   const moves = movesOf(trace);
   if ((trace.type || "scatter") !== "scatter" && trace.type !== "bar") return same(without(trace, IGNORED), without(held, IGNORED)) ? {} : null;
-  if (count(trace.x) !== count(held.x) || count(trace.y) !== count(held.y)) return null;
+  // (scatter points that come and go are joined by Plotly's animate as moved ones are; bars are laid out anew)
+  const scatter = (trace.type || "scatter") === "scatter";
+  if (!scatter && (count(trace.x) !== count(held.x) || count(trace.y) !== count(held.y))) return null;
+  if ((count(trace.x) < 0) !== (count(held.x) < 0) || (count(trace.y) < 0) !== (count(held.y) < 0)) return null;
   const markerFrame = (marker) => (marker && typeof marker === "object" ? without(marker, MARKER_MOVES) : marker);
   if (!same(without({ ...trace, marker: markerFrame(trace.marker) }, moves), without({ ...held, marker: markerFrame(held.marker) }, moves))) return null;
   const change = {};
@@ -92,7 +96,8 @@ export function chartUpdate(el, figure, held) {
     if (!AXIS.test(key) || !value || zoomed?.has(key)) continue;
     if (value.range !== undefined && !same(value.range, held.layout[key]?.range)) ranges[key] = value.range;
   }
-  if (!changes.length && !Object.keys(ranges).length) return Promise.resolve(el);
+  const shapes = same(figure.layout.shapes, held.layout.shapes) ? null : (figure.layout.shapes || []).map((shape) => structuredClone(shape));
+  if (!changes.length && !Object.keys(ranges).length && !shapes) return Promise.resolve(el);
   const indices = changes.map(([i]) => i);
   if (figure.layout.transition || changes.every(([i]) => (figure.traces[i].type || "scatter") === "scatter")) {
     // Plotly moves scatter traces and axes without laying the plot out again (its path for data
@@ -106,14 +111,28 @@ export function chartUpdate(el, figure, held) {
       }
       return frame;
     });
-    const layout = {};
-    for (const [key, range] of Object.entries(ranges)) layout[key] = { range };
     const transition = { duration: 0, ...figure.layout.transition };
-    // (an axis moved by a transition is reported as plotly_relayout: not the reader's zoom)
+    // (an axis moved by a transition or a relayout is reported as plotly_relayout: not the reader's zoom)
     const state = plotState(el);
     state.moving = (state.moving || 0) + 1;
     const settle = () => { state.moving -= 1; };
-    const moved = Plotly.animate(el, { data, traces: indices, layout }, { transition, frame: { duration: transition.duration, redraw: false }, mode: "immediate" });
+    const moves = [];
+    if (transition.duration > 0) {
+      if (shapes) return null;
+      const layout = {};
+      for (const [key, range] of Object.entries(ranges)) layout[key] = { range };
+      moves.push(Plotly.animate(el, { data, traces: indices, layout }, { transition, frame: { duration: transition.duration, redraw: false }, mode: "immediate" }));
+    } else {
+      // Without a duration, an axis handed to animate is moved in Plotly's animation loop, a frame
+      // later, and redrawn there whole; relaid at once it skips Plotly's defaults pass and draws in
+      // this task, the points animated into it (the same SVG as a fresh draw: bench/RESULTS.md).
+      if (changes.length) moves.push(Plotly.animate(el, { data, traces: indices }, { transition, frame: { duration: 0, redraw: false }, mode: "immediate" }));
+      const relaid = {};
+      for (const [key, range] of Object.entries(ranges)) relaid[`${key}.range`] = [...range];
+      if (shapes) relaid.shapes = shapes;
+      if (Object.keys(relaid).length) moves.push(Plotly.relayout(el, relaid));
+    }
+    const moved = Promise.all(moves).then(() => el);
     moved.then(settle, settle);
     return moved;
   }
@@ -124,6 +143,7 @@ export function chartUpdate(el, figure, held) {
   });
   const layoutUpdate = {};
   for (const [key, range] of Object.entries(ranges)) layoutUpdate[`${key}.range`] = [...range];
+  if (shapes) layoutUpdate.shapes = shapes;
   if (!Object.keys(layoutUpdate).length) return Plotly.restyle(el, traceUpdate, indices);
   return Plotly.update(el, changes.length ? traceUpdate : {}, layoutUpdate, changes.length ? indices : undefined);
 }
