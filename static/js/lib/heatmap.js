@@ -182,14 +182,17 @@ function axesOf(trace, g) {
   };
 }
 
-// (a log axis has no 0)
-const CARRIER_AT = { linear: [0, 1], log: [1, 10] };
+// Far beyond any range an axis is given (the library sets every range of an image heatmap's axes,
+// axesOf): Plotly skips a heatmap that lies wholly off the plot, where at [0, 1] it painted the
+// transparent carrier into a canvas and an image again on every move of the axes (1.6 ms a
+// seq_len move on /scores).  (Positive: a log axis has no 0 or below.)
+const CARRIER_AT = { linear: [1e300, 2e300], log: [1e300, 2e300] };
 
 /**
  * The trace Plotly gets in the image's place, showing nothing of its own.  With a colour bar it is
  * a transparent 2 × 2 heatmap of the image's lowest and highest value, on the image's scale, so
  * that Plotly draws and lays out the colour bar, its ticks and its title; without one, an invisible
- * marker pair.  It sits at the same two points (CARRIER_AT) whatever the grid: the axes' ranges
+ * marker pair.  It sits at the same two points (CARRIER_AT), off the plot, whatever the grid: the axes' ranges
  * come from the library (axesOf), never from Plotly's autoscale, and a trace whose x or y changed
  * is a recalculation of the whole plot (12–15 ms on /relative's length sliders), where a grid of
  * a new size is otherwise the heatmap mark's cheap update (marks/heatmap.js).
