@@ -16,10 +16,11 @@
 /* global Plotly */
 
 import { fixRanges, squareDomains, tidyLogAxes } from "../axes.js";
-import { stateOf } from "../figure.js";
+import { plotState, stateOf } from "../figure.js";
+import { plotBox } from "../geometry.js";
 import { imageHeatmap, nativeHeatmap, roomForColourBars } from "../heatmap.js";
-import { merge } from "../layout.js";
-import { paint, same } from "../paint.js";
+import { baseLayout, merge, richText, titleText } from "../layout.js";
+import { paint, plotConfig, plotlyCopy, same } from "../paint.js";
 import { legendItems } from "../chrome.js";
 import { annotationsAsLabels, drawnChartTrace, fixedAxisMargins, markLayout, wholeNumberHover, without } from "./chart-rules.js";
 
@@ -89,11 +90,140 @@ export function heatmapPlotly(el, traces, pageLayout, forExport = false) {
   if (images.length) layout.images = [...(layout.images || []), ...images];
   roomForColourBars(layout, heatmaps, pageLayout, drawn, carriers);
   fixedAxisMargins(layout);
+  const axisTitles = forExport ? [] : axisTitlesAsHtml(layout);
   if (others.length) wholeNumberHover(layout, others);
   tidyLogAxes(layout, drawn);
   fixRanges(el, layout, drawn);
   squareDomains(layout);
-  return { traces: drawn, layout, title, items: legendItems(traces, pageLayout || {}), heatmaps, carriers, labels, shown: traces };
+  return { traces: drawn, layout, title, items: legendItems(traces, pageLayout || {}), heatmaps, carriers, labels, axisTitles, shown: traces };
+}
+
+// ---- axis titles as HTML ------------------------------------------------------------------------
+//
+// Plotly places an axis title (with title.standoff, as every mark's axes have it) beyond the
+// measured extent of that axis's tick labels, and measures each label anew whenever it moved (its
+// cache is keyed by the label's position): on a move that changes an axis's range, 8 of the
+// 14 ms of Plotly's update on /scores (seq_len), most of it forced layouts.  On screen the axis
+// titles of a heatmap mark are therefore HTML, placed after each Plotly draw (plotly_afterplot:
+// the marks' updates, a resize, the reader's zoom) where Plotly puts them: beyond the tick labels'
+// boxes, read together in one layout, by Plotly's gap (standoff 6 px, its title's font at 1.2
+// times the text size, as Plotly's bigFont).  Exports keep Plotly's own titles.  An axis with a
+// title Plotly places otherwise (on the top or right side, free, overlaying, without tick labels
+// or hidden) keeps Plotly's.
+
+const ASIDE = { x: "bottom", y: "left" };
+
+function axisTitlesAsHtml(layout) {
+  const font = layout.font || baseLayout().font;
+  const titles = [];
+  for (const [key, axis] of Object.entries(layout)) {
+    if (!AXIS.test(key) || !axis || typeof axis !== "object") continue;
+    const text = titleText(axis.title);
+    const letter = key[0];
+    if (!text || axis.visible === false || axis.showticklabels === false || axis.anchor === "free" || axis.overlaying) continue;
+    if (axis.side && axis.side !== ASIDE[letter]) continue;
+    if (axis.ticklabelposition && axis.ticklabelposition.includes("inside")) continue;
+    const own = axis.title?.font || {};
+    titles.push({
+      axis: key,
+      id: letter + key.slice(5),
+      text,
+      size: own.size ?? Math.round(1.2 * (font.size || 12)),
+      family: own.family || font.family,
+      color: own.color || font.color,
+    });
+    layout[key] = { ...axis, title: { text: "" } };
+  }
+  return titles;
+}
+
+// Where Plotly puts a title box (measured at the text sizes 12, 13 and 23: within half a pixel):
+// an x title's top below the labels' bottom, a y title's right edge left of the labels' left.
+const gapBelow = (size) => Math.max(0, 4.5 - 0.175 * size);
+const gapLeft = (size) => 6.5 + 0.05 * size;
+
+function placeAxisTitles(el) {
+  const state = stateOf(el);
+  const titles = state?.held?.axisTitles || [];
+  let layer = el.querySelector(":scope > .plot-axis-titles");
+  if (!titles.length || !el.layout) {
+    layer?.remove();
+    return;
+  }
+  // How far the tick labels reach across their axis depends on their texts, font and turn, not on
+  // where they stand along it: read from their attributes (no layout), a key that holds when a
+  // move only slid the ticks; their boxes are measured (one layout) only when it changed.
+  const ticks = titles.map((title) => [...el.querySelectorAll(`.main-svg g.${title.id}tick > text`)]);
+  const box = plotBox(el);
+  const across = (t) => [t.textContent, t.getAttribute("x"), t.getAttribute("y"), (t.getAttribute("transform") || "").replace(/^translate\([^)]*\)/, ""), t.getAttribute("style")];
+  const keys = ticks.map((texts) => JSON.stringify([box, texts.map(across)]));
+  const placed = (state.titlesPlaced ||= new Map());
+  const key = JSON.stringify([titles, box, keys]);
+  if (layer && state.titlesKey === key) return;
+  if (!layer) {
+    layer = document.createElement("div");
+    layer.className = "plot-axis-titles";
+    layer.setAttribute("aria-hidden", "true");
+    Object.assign(layer.style, { position: "absolute", left: "0", top: "0", width: "0", height: "0", pointerEvents: "none" });
+    el.appendChild(layer);
+  }
+  let origin = null;
+  const extents = ticks.map((texts, i) => {
+    const known = placed.get(titles[i].axis);
+    if (known && known.key === keys[i]) return known.extent;
+    if (!origin) {
+      // (from the plot's padding box, where Plotly's picture and this layer start)
+      const outer = el.getBoundingClientRect();
+      origin = { left: outer.left + el.clientLeft, top: outer.top + el.clientTop };
+    }
+    const boxes = texts.map((t) => t.getBoundingClientRect()).filter((r) => r.width > 0 && r.height > 0);
+    const extent = boxes.length ? { left: Math.min(...boxes.map((r) => r.left)) - origin.left, bottom: Math.max(...boxes.map((r) => r.bottom)) - origin.top } : null;
+    placed.set(titles[i].axis, { key: keys[i], extent });
+    return extent;
+  });
+  const spans = [...layer.children];
+  spans.slice(titles.length).forEach((span) => span.remove());
+  titles.forEach((title, i) => {
+    const span = spans[i] || layer.appendChild(document.createElement("span"));
+    const html = richText(title.text);
+    if (span.innerHTML !== html) span.innerHTML = html;
+    Object.assign(span.style, { position: "absolute", left: "0", top: "0", whiteSpace: "nowrap", lineHeight: "normal", fontFamily: title.family, fontSize: `${title.size}px`, color: title.color || "" });
+    const domain = state.held.layout[title.axis]?.domain || [0, 1];
+    const extent = extents[i];
+    span.hidden = !extent;
+    if (!extent) return;
+    // (as Plotly, a title that would leave the picture stays at its edge; its box read only then)
+    const near = 2.5 * title.size;
+    if (title.id[0] === "x") {
+      const centre = box.l + box.w * ((domain[0] + domain[1]) / 2);
+      let top = extent.bottom + gapBelow(title.size);
+      if (top > el.layout.height - near) top = Math.min(top, el.layout.height - span.offsetHeight);
+      span.style.transformOrigin = "";
+      span.style.transform = `translate(${centre.toFixed(1)}px, ${top.toFixed(1)}px) translate(-50%, 0)`;
+    } else {
+      // turned a quarter left about the middle of its bottom edge, which becomes its right edge
+      const middle = box.t + box.h * (1 - (domain[0] + domain[1]) / 2);
+      let right = extent.left - gapLeft(title.size);
+      if (right < near) right = Math.max(right, span.offsetHeight);
+      span.style.transformOrigin = "50% 100%";
+      span.style.transform = `translate(${right.toFixed(1)}px, ${middle.toFixed(1)}px) translate(-50%, -100%) rotate(-90deg)`;
+    }
+  });
+  state.titlesKey = key;
+}
+
+/** Plotly.react for a heatmap mark's figure, its HTML axis titles placed after every Plotly draw. */
+export function heatmapReact(el, figure) {
+  const given = plotlyCopy(figure);
+  return Plotly.react(el, given.traces, given.layout, plotConfig()).then((gd) => {
+    const state = plotState(el);
+    if (!state.titlesFollow && el.on) {
+      state.titlesFollow = true;
+      el.on("plotly_afterplot", () => placeAxisTitles(el));
+    }
+    placeAxisTitles(el);
+    return gd;
+  });
 }
 
 // The figure with what the cheap update may change taken out: the images' sources and extents,
@@ -103,7 +233,7 @@ function frame(figure) {
   for (const [key, value] of Object.entries(layout)) if (AXIS.test(key) && value) layout[key] = without(value, AXIS_MOVES);
   if (layout.images) layout.images = layout.images.map((image) => without(image, IMAGE_MOVES));
   const traces = figure.traces.map((trace, i) => (figure.carriers.includes(i) && trace.colorbar ? { ...trace, colorbar: without(trace.colorbar, BAR_MOVES) } : trace));
-  return { traces, layout };
+  return { traces, layout, axisTitles: figure.axisTitles };
 }
 
 /**
@@ -149,5 +279,6 @@ export function heatmap(el, cells, options = {}) {
     asked: { traces, layout },
     build: (target, forExport) => heatmapPlotly(target, traces, layout, forExport),
     update: heatmapUpdate,
+    react: heatmapReact,
   });
 }
