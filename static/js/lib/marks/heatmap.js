@@ -142,37 +142,30 @@ function axisTitlesAsHtml(layout) {
 const gapBelow = (size) => Math.max(0, 4.5 - 0.175 * size);
 const gapLeft = (size) => 6.5 + 0.05 * size;
 
-function placeAxisTitles(el) {
+// What placing `el`'s titles needs, read from the page (one layout at most, shared by every plot
+// read in the same round), or null when nothing moved.
+function readAxisTitles(el) {
   const state = stateOf(el);
   const titles = state?.held?.axisTitles || [];
-  let layer = el.querySelector(":scope > .plot-axis-titles");
-  if (!titles.length || !el.layout) {
-    layer?.remove();
-    return;
-  }
+  const layer = el.querySelector(":scope > .plot-axis-titles");
+  if (!titles.length || !el.layout) return { el, layer, titles: [] };
   // How far the tick labels reach across their axis depends on their texts, font and turn, not on
   // where they stand along it: read from their attributes (no layout), a key that holds when a
-  // move only slid the ticks; their boxes are measured (one layout) only when it changed.
+  // move only slid the ticks; their boxes are measured only when it changed.
   const ticks = titles.map((title) => [...el.querySelectorAll(`.main-svg g.${title.id}tick > text`)]);
   const box = plotBox(el);
+  const domains = titles.map((title) => state.held.layout[title.axis]?.domain || [0, 1]);
   const across = (t) => [t.textContent, t.getAttribute("x"), t.getAttribute("y"), (t.getAttribute("transform") || "").replace(/^translate\([^)]*\)/, ""), t.getAttribute("style")];
   const keys = ticks.map((texts) => JSON.stringify([box, texts.map(across)]));
+  const key = JSON.stringify([titles, box, domains, keys, el.layout.height]);
+  if (layer && state.titlesKey === key) return null;
   const placed = (state.titlesPlaced ||= new Map());
-  const key = JSON.stringify([titles, box, keys]);
-  if (layer && state.titlesKey === key) return;
-  if (!layer) {
-    layer = document.createElement("div");
-    layer.className = "plot-axis-titles";
-    layer.setAttribute("aria-hidden", "true");
-    Object.assign(layer.style, { position: "absolute", left: "0", top: "0", width: "0", height: "0", pointerEvents: "none" });
-    el.appendChild(layer);
-  }
   let origin = null;
   const extents = ticks.map((texts, i) => {
     const known = placed.get(titles[i].axis);
     if (known && known.key === keys[i]) return known.extent;
     if (!origin) {
-      // (from the plot's padding box, where Plotly's picture and this layer start)
+      // (from the plot's padding box, where Plotly's picture and the titles' layer start)
       const outer = el.getBoundingClientRect();
       origin = { left: outer.left + el.clientLeft, top: outer.top + el.clientTop };
     }
@@ -181,6 +174,23 @@ function placeAxisTitles(el) {
     placed.set(titles[i].axis, { key: keys[i], extent });
     return extent;
   });
+  return { el, layer, titles, box, domains, extents, key };
+}
+
+function writeAxisTitles({ el, layer, titles, box, domains, extents, key }) {
+  if (!titles.length) {
+    layer?.remove();
+    return;
+  }
+  const state = stateOf(el);
+  if (!layer) {
+    layer = document.createElement("div");
+    layer.className = "plot-axis-titles";
+    layer.setAttribute("aria-hidden", "true");
+    Object.assign(layer.style, { position: "absolute", left: "0", top: "0", width: "0", height: "0", pointerEvents: "none" });
+    el.appendChild(layer);
+  }
+  const heights = (state.titleHeights ||= new Map());
   const spans = [...layer.children];
   spans.slice(titles.length).forEach((span) => span.remove());
   titles.forEach((title, i) => {
@@ -188,28 +198,49 @@ function placeAxisTitles(el) {
     const html = richText(title.text);
     if (span.innerHTML !== html) span.innerHTML = html;
     Object.assign(span.style, { position: "absolute", left: "0", top: "0", whiteSpace: "nowrap", lineHeight: "normal", fontFamily: title.family, fontSize: `${title.size}px`, color: title.color || "" });
-    const domain = state.held.layout[title.axis]?.domain || [0, 1];
+    const domain = domains[i];
     const extent = extents[i];
     span.hidden = !extent;
     if (!extent) return;
-    // (as Plotly, a title that would leave the picture stays at its edge; its box read only then)
+    // (as Plotly, a title that would leave the picture stays at its edge; its box read only then, once)
     const near = 2.5 * title.size;
+    const height = () => {
+      const which = JSON.stringify([title.text, title.size, title.family]);
+      if (!heights.has(which)) heights.set(which, span.offsetHeight);
+      return heights.get(which);
+    };
     if (title.id[0] === "x") {
       const centre = box.l + box.w * ((domain[0] + domain[1]) / 2);
       let top = extent.bottom + gapBelow(title.size);
-      if (top > el.layout.height - near) top = Math.min(top, el.layout.height - span.offsetHeight);
+      if (top > el.layout.height - near) top = Math.min(top, el.layout.height - height());
       span.style.transformOrigin = "";
       span.style.transform = `translate(${centre.toFixed(1)}px, ${top.toFixed(1)}px) translate(-50%, 0)`;
     } else {
       // turned a quarter left about the middle of its bottom edge, which becomes its right edge
       const middle = box.t + box.h * (1 - (domain[0] + domain[1]) / 2);
       let right = extent.left - gapLeft(title.size);
-      if (right < near) right = Math.max(right, span.offsetHeight);
+      if (right < near) right = Math.max(right, height());
       span.style.transformOrigin = "50% 100%";
       span.style.transform = `translate(${right.toFixed(1)}px, ${middle.toFixed(1)}px) translate(-50%, -100%) rotate(-90deg)`;
     }
   });
   state.titlesKey = key;
+}
+
+// The plots drawn in one task (a page's draw() updates them one after another) are read together,
+// then written together: one layout for all, and no title written between two Plotly draws (where
+// it would make Plotly's own measuring lay the page out again).
+const titlesDue = new Set();
+
+function placeAxisTitles(el) {
+  if (!titlesDue.size) {
+    queueMicrotask(() => {
+      const due = [...titlesDue];
+      titlesDue.clear();
+      due.map(readAxisTitles).filter(Boolean).forEach(writeAxisTitles);
+    });
+  }
+  titlesDue.add(el);
 }
 
 /** Plotly.react for a heatmap mark's figure, its HTML axis titles placed after every Plotly draw. */
