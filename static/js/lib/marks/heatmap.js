@@ -105,7 +105,8 @@ export function heatmapPlotly(el, traces, pageLayout, forExport = false) {
 // cache is keyed by the label's position): on a move that changes an axis's range, 8 of the
 // 14 ms of Plotly's update on /scores (seq_len), most of it forced layouts.  On screen the axis
 // titles of a heatmap mark are therefore HTML, placed after each Plotly draw (plotly_afterplot:
-// the marks' updates, a resize, the reader's zoom) where Plotly puts them: beyond the tick labels'
+// the marks' updates, a resize, the reader's zoom) where Plotly puts them on a fresh draw (its
+// updates left them where the first draw did, over labels that grew): beyond the tick labels'
 // boxes, read together in one layout, by Plotly's gap (standoff 6 px, its title's font at 1.2
 // times the text size, as Plotly's bigFont).  Exports keep Plotly's own titles.  An axis with a
 // title Plotly places otherwise (on the top or right side, free, overlaying, without tick labels
@@ -137,7 +138,8 @@ function axisTitlesAsHtml(layout) {
   return titles;
 }
 
-// Where Plotly puts a title box (measured at the text sizes 12, 13 and 23: within half a pixel):
+// Where Plotly puts a title box (measured on the heatmap pages at the text sizes 12, 13 and 23:
+// within a pixel):
 // an x title's top below the labels' bottom, a y title's right edge left of the labels' left.
 const gapBelow = (size) => Math.max(0, 4.5 - 0.175 * size);
 const gapLeft = (size) => 6.5 + 0.05 * size;
@@ -164,6 +166,11 @@ function readAxisTitles(el) {
   const extents = ticks.map((texts, i) => {
     const known = placed.get(titles[i].axis);
     if (known && known.key === keys[i]) return known.extent;
+    const reach = reachOf(texts);
+    if (reach !== undefined) {
+      placed.set(titles[i].axis, { key: keys[i], extent: reach });
+      return reach;
+    }
     if (!origin) {
       // (from the plot's padding box, where Plotly's picture and the titles' layer start)
       const outer = el.getBoundingClientRect();
@@ -175,6 +182,35 @@ function readAxisTitles(el) {
     return extent;
   });
   return { el, layer, titles, box, domains, extents, key };
+}
+
+// The tick labels' reach from their attributes and their font's metrics (a canvas measures the
+// text as the SVG sets it), without laying the page out: the measuring after Plotly's draw would
+// lay out the page then and again after the titles' writes, where the frame lays it out once.
+// Undefined where a label is more than one plain line at a translation (a superscript, a line
+// break, a turned label): those boxes are measured.
+const TRANSLATE = /^\s*translate\(\s*(-?[\d.]+(?:e[-+]?\d+)?)(?:[\s,]+(-?[\d.]+(?:e[-+]?\d+)?))?\s*\)\s*$/;
+let metrics = null;
+
+function reachOf(texts) {
+  let left = Infinity;
+  let bottom = -Infinity;
+  for (const t of texts) {
+    if (t.style.display === "none" || !t.textContent) continue;
+    if (t.childElementCount) return undefined;
+    const moved = TRANSLATE.exec(t.getAttribute("transform") || "translate(0,0)");
+    const size = t.style.fontSize;
+    if (!moved || !size.endsWith("px") || !t.style.fontFamily) return undefined;
+    metrics ||= document.createElement("canvas").getContext("2d");
+    metrics.font = `${t.style.fontWeight || "normal"} ${size} ${t.style.fontFamily}`;
+    const measured = metrics.measureText(t.textContent);
+    const x = Number(t.getAttribute("x") || 0) + Number(moved[1]);
+    const y = Number(t.getAttribute("y") || 0) + Number(moved[2] || 0);
+    const anchor = t.getAttribute("text-anchor") || "start";
+    left = Math.min(left, anchor === "end" ? x - measured.width : anchor === "middle" ? x - measured.width / 2 : x);
+    bottom = Math.max(bottom, y + measured.fontBoundingBoxDescent);
+  }
+  return Number.isFinite(left) ? { left, bottom } : null;
 }
 
 function writeAxisTitles({ el, layer, titles, box, domains, extents, key }) {
