@@ -15,6 +15,9 @@
 //   chrome      the HTML title and legend beside the plot (chrome.js)
 //   hover       whether the image heatmaps' hover listener is attached
 //   mark        the name of the mark that drew the plot (marks/)
+//   titlesFollow, titlesKey, titlesPlaced, titleHeights
+//               a heatmap mark's HTML axis titles (marks/heatmap.js): whether they follow Plotly's
+//               draws, what they were last placed for, the tick labels' reach per axis, their heights
 
 const states = new WeakMap();
 

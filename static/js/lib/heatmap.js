@@ -184,12 +184,18 @@ function axesOf(trace, g) {
 
 // (a log axis has no 0)
 const CARRIER_AT = { linear: [0, 1], log: [1, 10] };
+// The colour bar's carrier lies far beyond any range an axis is given (the library sets every
+// range of an image heatmap's axes, axesOf): Plotly skips a heatmap wholly off the plot, where at
+// [0, 1] it painted the transparent carrier into a canvas and an image again on every move of the
+// axes (1.6 ms a seq_len move on /scores).  (Positive, for a log axis.  The marker pair stays
+// inside: Plotly would write a marker's far position into its SVG, which refuses it.)
+const BAR_CARRIER_AT = [1e300, 2e300];
 
 /**
  * The trace Plotly gets in the image's place, showing nothing of its own.  With a colour bar it is
  * a transparent 2 × 2 heatmap of the image's lowest and highest value, on the image's scale, so
  * that Plotly draws and lays out the colour bar, its ticks and its title; without one, an invisible
- * marker pair.  It sits at the same two points (CARRIER_AT) whatever the grid: the axes' ranges
+ * marker pair.  It sits at the same two points (CARRIER_AT, BAR_CARRIER_AT) whatever the grid: the axes' ranges
  * come from the library (axesOf), never from Plotly's autoscale, and a trace whose x or y changed
  * is a recalculation of the whole plot (12–15 ms on /relative's length sliders), where a grid of
  * a new size is otherwise the heatmap mark's cheap update (marks/heatmap.js).
@@ -198,6 +204,7 @@ function carrierOf(trace, g, colour, layout) {
   const at = (type) => [...(CARRIER_AT[type] || CARRIER_AT.linear)];
   const base = { x: at(g.xType), y: at(g.yType), xaxis: trace.xaxis, yaxis: trace.yaxis, hoverinfo: "skip", showlegend: false };
   if (trace.showscale === false) return { ...base, type: "scatter", mode: "markers", marker: { size: 1, opacity: 0, color: "#000" } };
+  Object.assign(base, { x: [...BAR_CARRIER_AT], y: [...BAR_CARRIER_AT] });
   // Plotly recalculates and redraws the whole plot when a heatmap's zmin or zmax changes (12–16 ms
   // here on /scores) but only the colour bar when its tick labels do (4–6 ms): so the carrier keeps
   // the range 0 … 1 and the bar's ticks carry the values, placed where they fall in the range.

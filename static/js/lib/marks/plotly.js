@@ -15,7 +15,7 @@ import { legendItems } from "../chrome.js";
 import { titleText } from "../layout.js";
 import { figureSize, paint, uirevision } from "../paint.js";
 import { chartFigure, chartUpdate, paintChart } from "./chart.js";
-import { heatmapPlotly, heatmapUpdate } from "./heatmap.js";
+import { heatmapPlotly, heatmapReact, heatmapUpdate } from "./heatmap.js";
 
 /**
  * Draw `traces` and `layout` (Plotly's own form: scatter and bar traces) on `el` as chart mark
@@ -41,7 +41,7 @@ export function plotly(el, traces, layout = {}, { unchanged = false } = {}) {
   const asked = { traces, layout };
   if (unchanged) return paint(node, { mark: "plotly", asked, build: (target, forExport) => hatchFigure(target, traces, layout, forExport) });
   if (traces.some((trace) => trace.type === "heatmap")) {
-    return paint(node, { mark: "plotly-heatmap", asked, build: (target, forExport) => heatmapPlotly(target, traces, layout, forExport), update: heatmapUpdate });
+    return paint(node, { mark: "plotly-heatmap", asked, build: (target, forExport) => heatmapPlotly(target, traces, layout, forExport), update: heatmapUpdate, react: heatmapReact });
   }
   return paint(node, { mark: "plotly-chart", asked, build: (target, forExport) => chartFigure(target, traces, layout, forExport), update: chartUpdate });
 }
