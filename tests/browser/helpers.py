@@ -365,3 +365,16 @@ def wait_until_idle(page, rounds: int = 50) -> None:
         if page.evaluate(_FRAMES_JS) == before and page.evaluate("() => window.__api.inflight === 0"):
             return
     raise AssertionError(f"the page was still fetching after {rounds} rounds of frames: {api_sent(page)[-5:]}")
+
+
+def moved_and_fresh_tabs(browser, base_url: str):
+    """A context at 1280 × 900 with two watched tabs: one whose controls a test moves, one for
+    fresh loads of the same address to compare with.  Returns (context, moved, fresh)."""
+    from tests.browser.conftest import ConsoleWatch
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    moved, fresh = context.new_page(), context.new_page()
+    for tab in (moved, fresh):
+        tab.watch = ConsoleWatch(tab, base_url)
+        track_api(tab)
+    return context, moved, fresh

@@ -7,8 +7,7 @@ these tests read only boxes on screen: every text of the plot's SVG and HTML, by
 
 import pytest
 
-from tests.browser.conftest import ConsoleWatch
-from tests.browser.helpers import set_box, settle, track_api
+from tests.browser.helpers import moved_and_fresh_tabs, set_box, settle
 
 pytestmark = pytest.mark.browser
 
@@ -34,11 +33,7 @@ X_TITLE, Y_TITLE = "key position n", "query position m"
 
 @pytest.fixture(scope="module")
 def tabs(browser, base_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    moved, fresh = context.new_page(), context.new_page()
-    for tab in (moved, fresh):
-        tab.watch = ConsoleWatch(tab, base_url)
-        track_api(tab)
+    context, moved, fresh = moved_and_fresh_tabs(browser, base_url)
     yield moved, fresh
     for tab in (moved, fresh):
         assert tab.watch.problems == [], tab.watch.problems

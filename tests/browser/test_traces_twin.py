@@ -28,16 +28,15 @@ import pytest
 
 from app.main import create_app  # noqa: F401  (registers every view)
 from app.web.views import discover
-from tests.browser.conftest import ConsoleWatch
 from tests.browser.helpers import (
     DRAWN_JS,
     colours_follow,
     image_pixels,
+    moved_and_fresh_tabs,
     numeric,
     same_numbers,
     set_box,
     settle,
-    track_api,
     twin_arrays,
     twin_path,
     twin_url,
@@ -110,11 +109,7 @@ def arrays_of(name, twin):
 @pytest.fixture(scope="module")
 def pages(browser, base_url):
     """One context for the module: the page whose controls move, and one for fresh loads."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    moved, fresh = context.new_page(), context.new_page()
-    for tab in (moved, fresh):
-        tab.watch = ConsoleWatch(tab, base_url)
-        track_api(tab)
+    context, moved, fresh = moved_and_fresh_tabs(browser, base_url)
     yield moved, fresh
     context.close()
 
