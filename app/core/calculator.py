@@ -30,6 +30,7 @@ evaluated exactly as the definition says; the others are scanned from m = 0.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -122,7 +123,12 @@ class MarginScan:
 
 
 class SearchTooCostly(Exception):
-    """The search needs more work than it was allowed."""
+    """The search needs more work than it was allowed.  ``found``: the records it had found by then
+    (in grid order: they answer every length up to their largest first failing m), or None."""
+
+    def __init__(self, message: str, found: Records | None = None) -> None:
+        super().__init__(message)
+        self.found = found
 
 
 # ---- the smallest base -------------------------------------------------------------------------
@@ -197,7 +203,7 @@ def smallest_base_records(head_dim: int, limit: int, budget: int | None = None) 
             fails_at = scan.first_negative(0, limit)
             work += scan.work
             if budget is not None and work > budget:
-                raise SearchTooCostly(f"more than {budget} terms")
+                raise SearchTooCostly(f"more than {budget} terms", _partial(head_dim, best, rows, previous_scanned))
             index = i0 + int(g)
             previous_scanned[index] = -1 if fails_at is None else fails_at
             if fails_at is None or fails_at > best:
@@ -210,8 +216,14 @@ def smallest_base_records(head_dim: int, limit: int, budget: int | None = None) 
             new.append(fails_at)
         witnesses = (witnesses + new)[-WITNESSES:]
         if budget is not None and work > budget:
-            raise SearchTooCostly(f"more than {budget} terms")
+            raise SearchTooCostly(f"more than {budget} terms", _partial(head_dim, best, rows, previous_scanned))
     return _finish(head_dim, limit, rows, previous_scanned, True)
+
+
+def _partial(head_dim: int, best: int, rows: list[tuple[int, int, int]], scanned: dict[int, int]) -> Records | None:
+    """The records a search found before it stopped: every grid base below the last one fails before
+    its reach, so they are the records of a search up to ``best``, the largest first failing m."""
+    return _finish(head_dim, best, rows, scanned, False) if rows else None
 
 
 def _finish(head_dim: int, limit: int, rows: list[tuple[int, int, int]], scanned: dict[int, int], exhausted: bool) -> Records:
@@ -271,14 +283,34 @@ def live_length_limit(head_dim: int, budget: int = LIVE_BUDGET) -> int:
     return budget // max(1, head_dim // 2)
 
 
-@lru_cache(maxsize=256)
-def _live_records(head_dim: int, length: int, budget: int) -> Records | None:
-    if live_work_lower_bound(head_dim, length) > budget:
+# What the live searches of a head dim (and budget) have shown, so that one search answers the
+# calculator's T and L and the answer never depends on which searches ran before:
+# - the longest records found (a finished search's, or those a search had found when it ran out):
+#   they answer every length up to their limit exactly as a search for that length would, which
+#   does no more work in the same order (its scans stop at its own length) up to the same answer;
+# - the shortest length whose search ran out of budget: a longer one runs out too, since it does at
+#   least that work in the same order and its answer lies beyond the shorter one's.
+# One entry per head dim (at most 512).
+_LIVE_KNOWN: dict[tuple[int, int], tuple[Records | None, int | None]] = {}
+
+
+def _live_records_for(head_dim: int, length: int, budget: int) -> Records | None:
+    """Records that answer ``length`` (≤ their limit) within ``budget``, or None when its search runs out."""
+    known, runs_out_from = _LIVE_KNOWN.get((head_dim, budget), (None, None))
+    if known is not None and length <= known.limit:
+        return known
+    if (runs_out_from is not None and length >= runs_out_from) or live_work_lower_bound(head_dim, length) > budget:
         return None
     try:
-        return smallest_base_records(head_dim, length, budget)
-    except SearchTooCostly:
-        return None
+        found: Records | None = smallest_base_records(head_dim, length, budget)
+        answered = True
+    except SearchTooCostly as stopped:
+        found, answered = stopped.found, False
+        runs_out_from = length if runs_out_from is None else min(runs_out_from, length)
+    if found is not None and (known is None or found.limit > known.limit):
+        known = found
+    _LIVE_KNOWN[(head_dim, budget)] = (known, runs_out_from)
+    return known if answered or (known is not None and length <= known.limit) else None
 
 
 def smallest_base(head_dim: int, length: int, budget: int = LIVE_BUDGET) -> dict[str, Any]:
@@ -299,7 +331,7 @@ def smallest_base(head_dim: int, length: int, budget: int = LIVE_BUDGET) -> dict
     records = table_records(head_dim)
     source = "table"
     if records is None or length > records.limit:
-        records, source = _live_records(head_dim, length, budget), "live"
+        records, source = _live_records_for(head_dim, length, budget), "live"
     empty = {"base": None, "source": None, "previous_base": None, "previous_fails_at": None, "record_reach": None}
     if records is None:
         tabulated = table_records(head_dim)
@@ -332,12 +364,16 @@ def smallest_base(head_dim: int, length: int, budget: int = LIVE_BUDGET) -> dict
 def smallest_base_witnesses(head_dim: int, length: int) -> list[int]:
     """Distances below ``length`` at which records failed (useful places to look for a failure)."""
     records = table_records(head_dim)
+    stop = None
     if records is None or length > records.limit:
-        records = _live_records(head_dim, length, LIVE_BUDGET)
-    if records is None:
-        return []
-    values = {int(v) for v in records.reach if 0 <= v < length}
-    values |= {int(v) for v in records.previous_fails_at if 0 <= v < length}
+        records = _live_records_for(head_dim, length, LIVE_BUDGET)
+        if records is None:
+            return []
+        # (the records a search for this very length finds: those up to its answer)
+        row = records.lookup(length)
+        stop = None if row is None else row + 1
+    values = {int(v) for v in records.reach[:stop] if 0 <= v < length}
+    values |= {int(v) for v in records.previous_fails_at[:stop] if 0 <= v < length}
     return sorted(values)[-32:]
 
 
@@ -350,6 +386,14 @@ LARGER_BUDGET = 1 << 23
 
 def search_larger_failing_base(head_dim: int, length: int, smallest_index: int, steps: int = LARGER_STEPS,
                                window: int = LARGER_WINDOW, budget: int = LARGER_BUDGET) -> dict[str, Any]:
+    """:func:`_search_larger_failing_base`, remembered: it depends on d and T but not on the base b the
+    reader chose, and it is most of a calculator request's work (a fresh copy each call)."""
+    return copy.deepcopy(_search_larger_failing_base(head_dim, length, smallest_index, steps, window, budget))
+
+
+@lru_cache(maxsize=128)
+def _search_larger_failing_base(head_dim: int, length: int, smallest_index: int, steps: int,
+                                window: int, budget: int) -> dict[str, Any]:
     """Look for a grid value above the smallest base that fails ``length``.
 
     Passing bases are not an interval, so one usually exists close above.  The candidates, the

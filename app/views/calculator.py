@@ -147,8 +147,13 @@ def compute_calculator(params: CalculatorParams) -> dict[str, Any]:
     dynamic = scaling.RopeConfig(rope_type="dynamic", rope_theta=b, head_dim=d, factor=s, max_position_embeddings=L)
     llama3 = scaling.RopeConfig(rope_type="llama3", rope_theta=b, head_dim=d, original_max_position_embeddings=L,
                                 low_freq_factor=params.low_freq_factor, high_freq_factor=params.high_freq_factor)
-    smallest = men.smallest_base(d, T)
-    smallest_train = men.smallest_base(d, L)
+    # (the shorter length first: when its live search runs out, the longer one is known to as well)
+    if L < T:
+        smallest_train = men.smallest_base(d, L)
+        smallest = men.smallest_base(d, T)
+    else:
+        smallest = men.smallest_base(d, T)
+        smallest_train = men.smallest_base(d, L)
 
     shown = min(T, max(1, CURVE_WORK // pairs))
     starts, _ = block_partition(shown, COLUMNS)

@@ -55,22 +55,38 @@ def test_grid_is_four_significant_digits():
     assert base_grid.grid_value(base_grid.grid_index_at_least(26961.0)) == 26970.0
 
 
-@pytest.mark.parametrize("d, length", [(8, 12), (16, 40), (32, 25), (6, 30)])
-def test_smallest_base_equals_an_exhaustive_brute_force_search(d, length):
-    # Every grid base from 1 upwards, each B_m at every m < length by the explicit loop.
-    want = None
+def brute_smallest_base(d, length):
+    """Every grid base from 1 upwards, each B_m at every m < length by the explicit loop."""
     e = 0
-    while want is None and e < 15:
+    while e < 15:
         bases = np.array([float(f"{k}e{e - 3}") for k in range(1000, 10000)])
         theta = bases[:, None] ** (-2.0 * np.arange(d // 2)[None, :] / d)
         margins = np.cos(np.arange(length)[None, :, None] * theta[:, None, :]).sum(axis=2)
         passing = np.flatnonzero((margins >= 0).all(axis=1))
         if passing.size:
-            want = bases[passing[0]]
+            return bases[passing[0]]
         e += 1
+    return None
+
+
+@pytest.mark.parametrize("d, length", [(8, 12), (16, 40), (32, 25), (6, 30)])
+def test_smallest_base_equals_an_exhaustive_brute_force_search(d, length):
     records = calculator.smallest_base_records(d, length)
     got = base_grid.grid_value(int(records.index[records.lookup(length)]))
-    assert got == want
+    assert got == brute_smallest_base(d, length)
+
+
+@pytest.mark.parametrize("d, longer, shorter", [(10, 40, 12), (6, 30, 9), (14, 33, 20)])
+def test_a_shorter_length_answered_from_a_longer_live_search_is_the_smallest(d, longer, shorter):
+    # The calculator asks for T and then L: the second answer comes from the first search.
+    assert d not in men_table.RECORDS
+    first = calculator.smallest_base(d, longer)
+    second = calculator.smallest_base(d, shorter)
+    assert first["source"] == second["source"] == "live"
+    assert first["base"] == brute_smallest_base(d, longer)
+    assert second["base"] == brute_smallest_base(d, shorter)
+    # the grid value just below fails L first where the brute-force margin says
+    assert second["previous_fails_at"] == brute_first_failing(second["previous_base"], d, shorter)
 
 
 # Values for d = 128 (the issue's table): 4.294e3, 1.159e4, 2.696e4; and T = 32768.
@@ -203,3 +219,31 @@ def test_the_first_larger_failing_base_at_4096_is_the_next_but_one_grid_value():
 def test_no_larger_failing_base_within_the_bound_is_said():
     search = calculator.search_larger_failing_base(128, 4096, base_grid.grid_index_at_least(26960.0), steps=1)
     assert search["found"] is None and search["statement"].startswith("None found within the search's bound")
+
+
+@pytest.fixture
+def no_search_history(monkeypatch):
+    monkeypatch.setattr(calculator, "_LIVE_KNOWN", {})
+
+
+def test_records_found_before_a_search_ran_out_answer_as_a_fresh_search(no_search_history):
+    budget = 1 << 24
+    with pytest.raises(calculator.SearchTooCostly):
+        calculator.smallest_base_records(30, 10_000, budget)
+    assert calculator.smallest_base(30, 10_000, budget)["base"] is None
+    # d = 30, T = 30 is then answered from the records that search had found
+    answer = calculator.smallest_base(30, 30, budget)
+    fresh = calculator.smallest_base_records(30, 30, budget)
+    assert answer["base"] == base_grid.grid_value(int(fresh.index[fresh.lookup(30)])) == brute_smallest_base(30, 30)
+    assert answer["previous_fails_at"] == brute_first_failing(answer["previous_base"], 30, 30)
+
+
+def test_a_search_that_ran_out_says_so_for_every_longer_length(no_search_history):
+    budget = 1 << 23
+    assert calculator.smallest_base(30, 30, budget)["base"] is None
+    # not searched again, and a fresh search indeed runs out
+    assert calculator.smallest_base(30, 100, budget)["base"] is None
+    with pytest.raises(calculator.SearchTooCostly):
+        calculator.smallest_base_records(30, 100, budget)
+    # a shorter length is still searched
+    assert calculator.smallest_base(30, 10, budget)["base"] == brute_smallest_base(30, 10)

@@ -73,23 +73,35 @@ function tableNote(data) {
   );
 }
 
+// The plot keeps one slot per curve (b, then the smallest passing base) and one for the marker
+// line, empty when the view has no such curve: the same traces from move to move, so a move is
+// the chart mark's cheap update and not a new figure (an empty slot has no name: no legend entry).
+const CURVE_SLOTS = 2;
+
 function drawMargin(data) {
   const m = data.margin;
   const x = [...m.start];
   const series = [];
   let lo = 0;
   let hi = 0;
-  m.curves.forEach((curve, i) => {
+  for (let i = 0; i < CURVE_SLOTS; i++) {
+    const curve = m.curves[i];
     const color = COLORS[i];
+    const group = `curve-${i}`;
+    if (!curve) {
+      series.push({ x: [], y: [], name: "", legendgroup: group, showlegend: false, color, width: lineWidth(1), hoverinfo: "skip" });
+      series.push({ x: [], y: [], name: "", legendgroup: group, color, width: lineWidth(1), fill: "tonexty", opacity: 0.55, hovertemplate: "" });
+      continue;
+    }
     const label = i === 0 ? `b = ${baseText(curve.base)}` : `smallest passing base ${baseText(curve.base)}`;
     const verdict = curve.verdict_passes === true ? "passes" : curve.verdict_passes === false ? `fails at m = ${count(curve.verdict_first_failing_m)}` : "undecided";
     const name = `${label} (${verdict})`;
-    series.push({ x: [...x], y: [...curve.low], name, legendgroup: name, showlegend: false, color, width: lineWidth(1), hoverinfo: "skip" });
+    series.push({ x: [...x], y: [...curve.low], name, legendgroup: group, showlegend: false, color, width: lineWidth(1), hoverinfo: "skip" });
     series.push({
       x: [...x],
       y: [...curve.high],
       name,
-      legendgroup: name,
+      legendgroup: group,
       color,
       width: lineWidth(1),
       fill: "tonexty",
@@ -98,19 +110,18 @@ function drawMargin(data) {
     });
     lo = Math.min(lo, ...curve.low);
     hi = Math.max(hi, ...curve.high);
-  });
-  const chosen = m.curves[0];
-  if (chosen && chosen.verdict_first_failing_m !== null && chosen.verdict_first_failing_m < m.length) {
-    series.push({
-      x: [chosen.verdict_first_failing_m, chosen.verdict_first_failing_m],
-      y: [lo, hi],
-      name: `first m with B<sub>m</sub> &lt; 0 for b: ${count(chosen.verdict_first_failing_m)}`,
-      color: COLORS[0],
-      dash: "dot",
-      width: lineWidth(1.5),
-      hoverinfo: "name",
-    });
   }
+  const chosen = m.curves[0];
+  const fails = chosen && chosen.verdict_first_failing_m !== null && chosen.verdict_first_failing_m < m.length;
+  series.push({
+    x: fails ? [chosen.verdict_first_failing_m, chosen.verdict_first_failing_m] : [],
+    y: fails ? [lo, hi] : [],
+    name: fails ? `first m with B<sub>m</sub> &lt; 0 for b: ${count(chosen.verdict_first_failing_m)}` : "",
+    color: COLORS[0],
+    dash: "dot",
+    width: lineWidth(1.5),
+    hoverinfo: "name",
+  });
   series.push({ x: [0, m.length - 1], y: [0, 0], name: "B<sub>m</sub> = 0", color: "#000", dash: "dash", width: lineWidth(1), hoverinfo: "skip" });
   const range = m.covers_target ? `every m < T = ${count(data.seq_len)}` : `m < ${count(m.length)} (of T = ${count(data.seq_len)})`;
   curves("plot-margin", series, {
