@@ -282,6 +282,9 @@ function placeAxisTitles(el) {
 /** Plotly.react for a heatmap mark's figure, its HTML axis titles placed after every Plotly draw. */
 export function heatmapReact(el, figure) {
   const given = plotlyCopy(figure);
+  // (Plotly writes into a colour bar it is given, y: 0.5 beside a given x: the carriers' bars are
+  // copied too, so that the next update compares with the bar as built)
+  given.traces = given.traces.map((trace) => (trace.colorbar ? { ...trace, colorbar: structuredClone(trace.colorbar) } : trace));
   return Plotly.react(el, given.traces, given.layout, plotConfig()).then((gd) => {
     const state = plotState(el);
     if (!state.titlesFollow && el.on) {
