@@ -22,6 +22,10 @@ function pairRows(data) {
 function wiring(data) {
   const d = data.head_dim;
   const r = data.rotary_dim;
+  // Dimension c stands at (c + 0.8) / (d + 0.6) across the hidden x axis, whose range is 0 … 1
+  // whatever d: the dimensions spread over the width as over the range −0.8 … d − 0.2, and a new
+  // d moves the points alone (a moved range would draw every trace a second time, 14 ms a move).
+  const at = (c) => (c + 0.8) / (d + 0.6);
   // One trace per colour (wires separated by gaps), not one per wire: a 128-dimensional head would
   // otherwise be 128 traces to redraw.
   const wires = new Map();
@@ -30,7 +34,7 @@ function wiring(data) {
     const color = pair === null ? "#9a9aa2" : COLORS[pair % COLORS.length];
     const wire = wires.get(color) || { x: [], y: [], text: [] };
     const label = pair === null ? `dimension ${source} does not rotate` : `dimension ${source} (pair ${pair}) → slot ${slot} of x[P]`;
-    wire.x.push(source, slot, null);
+    wire.x.push(at(source), at(slot), null);
     wire.y.push(1, 0, null);
     wire.text.push(label, label, "");
     wires.set(color, wire);
@@ -53,29 +57,29 @@ function wiring(data) {
   const pairOf = (c) => (c < r ? `pair ${Math.floor(c / 2)}` : "pass-through");
   series.push({
     mode: d <= 32 ? "markers+text" : "markers",
-    x: idx,
+    x: idx.map(at),
     y: idx.map(() => 1),
     text: idx.map(String),
     textposition: "top center",
     marker: { color: idx.map((c) => (c < r ? COLORS[Math.floor(c / 2) % COLORS.length] : "#9a9aa2")), size: dot },
     customdata: idx.map(pairOf),
-    hovertemplate: "interleaved storage: dimension %{x} (%{customdata})<extra></extra>",
+    hovertemplate: "interleaved storage: dimension %{text} (%{customdata})<extra></extra>",
     showlegend: false,
   });
   series.push({
     mode: d <= 32 ? "markers+text" : "markers",
-    x: idx,
+    x: idx.map(at),
     y: idx.map(() => 0),
     text: data.permutation.map(String),
     textposition: "bottom center",
     marker: { color: data.permutation.map((c) => (c < r ? COLORS[Math.floor(c / 2) % COLORS.length] : "#9a9aa2")), size: dot },
-    customdata: data.permutation.map(pairOf),
-    hovertemplate: "half storage: slot %{x} holds dimension %{text} (%{customdata})<extra></extra>",
+    customdata: data.permutation.map((c, slot) => [slot, pairOf(c)]),
+    hovertemplate: "half storage: slot %{customdata[0]} holds dimension %{text} (%{customdata[1]})<extra></extra>",
     showlegend: false,
   });
   curves("plot-wiring", series, {
     title: `x → x[P]: neighbours (2j, 2j+1) move to slots (j, j + ${r / 2}); colour = pair`,
-    xaxis: { visible: false, range: [-0.8, d - 0.2] },
+    xaxis: { visible: false, range: [0, 1] },
     yaxis: {
       range: [-0.45, 1.45],
       tickvals: [1, 0],
