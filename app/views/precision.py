@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Annotated, Any
 
 import numpy as np
@@ -114,21 +116,59 @@ class PrecisionAnswer(Answer, echoes=PrecisionParams):
     curves: list[PrecisionCurve] = doc("One per entry of `pairs`.")
 
 
+# One pair's errors depend on its θ_j, the length and the columns only, not on the head or the
+# other pairs: θ_0 = 1 on every head and base, and a head or base moved by the page keeps some of
+# the others (P/4 pairs on every head with P divisible by 4 have θ = base^(-1/4)).  Each is kept,
+# for the last ENVELOPE_CACHE (length, columns, θ) asked, as read-only arrays (about 30 KB each),
+# so a move computes only the pairs whose θ it has not seen.
+ENVELOPE_CACHE = 64
+_envelopes_lock = threading.Lock()
+_envelopes: OrderedDict[tuple[int, int, float], tuple[dict[str, dict[str, Any]], dict[str, int | None]]] = OrderedDict()
+
+
+def _frozen(errors: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    for entry in errors.values():
+        for value in entry.values():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+    return errors
+
+
+def pair_errors(length: int, thetas: list[float], columns: int) -> list[tuple[dict[str, dict[str, Any]], dict[str, int | None]]]:
+    """For each θ: ``precision.error_envelopes`` of it (keyed by dtype) and its first collision per
+    dtype (``precision.first_collision`` below COLLISION_LIMIT), from the cache where it holds them;
+    the missing θ are computed together, in one call (outside the lock: requests run in threads)."""
+    keys = [(length, columns, theta) for theta in thetas]
+    with _envelopes_lock:
+        found = {key: _envelopes[key] for key in keys if key in _envelopes}
+    missing = [key for key in dict.fromkeys(keys) if key not in found]
+    if missing:
+        computed = precision.error_envelopes(length, [key[2] for key in missing], columns)
+        for key, errors in zip(missing, computed, strict=True):
+            collisions = {dtype: precision.first_collision(key[2], dtype, COLLISION_LIMIT) for dtype in precision.DTYPES}
+            found[key] = (_frozen(errors), collisions)
+    with _envelopes_lock:
+        for key in keys:
+            _envelopes[key] = found[key]
+            _envelopes.move_to_end(key)
+        while len(_envelopes) > ENVELOPE_CACHE:
+            _envelopes.popitem(last=False)
+    return [found[key] for key in keys]
+
+
 def compute_precision(params: PrecisionParams) -> dict[str, Any]:
     r = rotary_dim(params.head_dim, params.partial_rotary_factor)
     theta = inverse_frequencies(r, params.base)
     columns = min(COLUMNS, params.seq_len)
     # Per-column maxima over every position, exact, without np.cos on every position (see the
-    # docstring of error_envelopes).
-    distinct = sorted(set(params.pairs))  # a pair listed twice is computed once
-    envelopes = dict(zip(distinct, precision.error_envelopes(params.seq_len, [theta[j] for j in distinct], columns), strict=True))
+    # docstring of error_envelopes); a θ listed twice, or met in an earlier answer, is computed once.
+    found = pair_errors(params.seq_len, [float(theta[j]) for j in params.pairs], columns)
     curves = []
-    for j in params.pairs:
-        errors = envelopes[j]
+    for j, (errors, collisions) in zip(params.pairs, found, strict=True):
         entry: dict[str, Any] = {"pair": j, "inv_freq": float(theta[j]), "inv_freq_float32": float(np.float32(theta[j])), "dtypes": {}}
         for dtype in precision.DTYPES:
             e = errors[dtype]
-            collision = precision.first_collision(float(theta[j]), dtype, COLLISION_LIMIT)
+            collision = collisions[dtype]
             entry["dtypes"][dtype] = {
                 "angle_error_max": e["angle"].astype(np.float32),
                 "score_error_max": e["score"].astype(np.float32),

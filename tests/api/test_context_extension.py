@@ -191,6 +191,27 @@ def test_precision_defaults_and_bad_pairs(client):
     assert client.get("/api/rope/precision?pairs=1&pairs=2&pairs=3&pairs=4&pairs=5").status_code == 422
 
 
+
+def test_precision_answers_do_not_depend_on_earlier_ones(client):
+    """Pairs met in an earlier answer (θ_0 = 1 on every head, θ = base^(-1/4) on heads with P
+    divisible by 4) are not computed again: every answer still equals each pair computed alone."""
+    from app.core.frequencies import inverse_frequencies
+    from app.core.precision import DTYPES, error_envelopes, first_collision
+    from app.web.responses import dumps
+
+    as_json = lambda values: json.loads(dumps(np.asarray(values, dtype=np.float32)))
+    for query in ("head_dim=64", "head_dim=66", "head_dim=64&seq_len=5000", "head_dim=128&pairs=0&pairs=0&pairs=16", "head_dim=128"):
+        body = client.get(f"/api/rope/precision?{query}").json()
+        theta = inverse_frequencies(body["rotary_dim"], body["base"])
+        for curve in body["curves"]:
+            alone = error_envelopes(body["seq_len"], [theta[curve["pair"]]], len(body["column_start"]))[0]
+            for dtype in DTYPES:
+                got = curve["dtypes"][dtype]
+                assert got["angle_error_max"] == as_json(alone[dtype]["angle"]), (query, curve["pair"], dtype)
+                assert got["score_error_max"] == as_json(alone[dtype]["score"]), (query, curve["pair"], dtype)
+                assert got["largest_angle_error"] == alone[dtype]["largest_angle"]
+                assert got["first_collision"] == first_collision(float(theta[curve["pair"]]), dtype, (1 << 24) + 1)
+
 def test_calculator(client):
     body = client.get("/api/rope/calculator?head_dim=128&base=500000&original_max_position_embeddings=8192&seq_len=65536").json()
     assert body["scale"] == 8
