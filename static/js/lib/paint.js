@@ -79,6 +79,8 @@ export function uirevision(el, given = "keep") {
   return resets ? `${given}:${resets}` : given;
 }
 
+const hasCategoryAxis = (el) => Object.entries(el.layout || {}).some(([key, value]) => /^[xy]axis\d*$/.test(key) && value?.type === "category");
+
 function paintNow(el, job, force = false) {
   const { width, height } = plotSize(el);
   const state = plotState(el);
@@ -112,9 +114,15 @@ function paintNow(el, job, force = false) {
   const old = state.sources || [];
   const current = state.heatmaps.map((entry) => entry.source);
   state.sources = current;
+  // A cheap update has set its axes by now (its relayouts are synchronous; its animate changes
+  // points alone), and the labels' places depend on the layout only: shown now, they are painted in
+  // the frame that draws the new points, not in a timer after Plotly's promise (+20 ms on /clock).
+  // (A category axis places labels by the categories of el.data, which the animate sets later.)
+  const labelsNow = Boolean(cheap) && !hasCategoryAxis(el);
+  if (labelsNow) showLabels(el, figure.labels || []);
   drawn.then(() => {
     old.forEach((url) => !current.includes(url) && URL.revokeObjectURL(url));
-    showLabels(el, figure.labels || []);
+    if (!labelsNow) showLabels(el, figure.labels || []);
   });
   if (first) {
     watch(el);
