@@ -24,6 +24,7 @@ import uvicorn
 from playwright.sync_api import sync_playwright
 
 from app.main import create_app
+from tests.browser.helpers import moved_and_fresh_tabs
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -168,3 +169,14 @@ def page(warm_context, base_url):
     warm_context.clear_permissions()
     assert watch.problems == [], watch.problems
     assert watch.foreign == [], f"requests left the origin: {watch.foreign}"
+
+
+@pytest.fixture(scope="module")
+def tabs(browser, base_url):
+    """Two watched tabs of one context for a test module (helpers.moved_and_fresh_tabs): one whose
+    controls a test moves, one for fresh loads of the address it reaches; neither may log a problem."""
+    context, moved, fresh = moved_and_fresh_tabs(browser, base_url)
+    yield moved, fresh
+    for tab in (moved, fresh):
+        assert tab.watch.problems == [], tab.watch.problems
+    context.close()

@@ -7,7 +7,7 @@ these tests read only boxes on screen: every text of the plot's SVG and HTML, by
 
 import pytest
 
-from tests.browser.helpers import moved_and_fresh_tabs, set_box, settle
+from tests.browser.helpers import set_box, settle
 
 pytestmark = pytest.mark.browser
 
@@ -29,15 +29,6 @@ BOXES_JS = """([id, words]) => {
 }"""
 
 X_TITLE, Y_TITLE = "key position n", "query position m"
-
-
-@pytest.fixture(scope="module")
-def tabs(browser, base_url):
-    context, moved, fresh = moved_and_fresh_tabs(browser, base_url)
-    yield moved, fresh
-    for tab in (moved, fresh):
-        assert tab.watch.problems == [], tab.watch.problems
-    context.close()
 
 
 def boxes(page):

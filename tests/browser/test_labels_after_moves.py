@@ -8,7 +8,7 @@ Reading only what is on screen (each label's words and box), the two must agree.
 
 import pytest
 
-from tests.browser.helpers import moved_and_fresh_tabs, nudge_slider, settle
+from tests.browser.helpers import nudge_slider, settle
 
 pytestmark = pytest.mark.browser
 
@@ -30,15 +30,6 @@ CASES = [
     ("/rotation", "q_angle", "plot-planes"),
     ("/transformer-xl", "query_len", "plot-terms"),
 ]
-
-
-@pytest.fixture(scope="module")
-def tabs(browser, base_url):
-    context, moved, fresh = moved_and_fresh_tabs(browser, base_url)
-    yield moved, fresh
-    for tab in (moved, fresh):
-        assert tab.watch.problems == [], tab.watch.problems
-    context.close()
 
 
 @pytest.mark.parametrize(("path", "param", "plot_id"), CASES)
